@@ -1,0 +1,62 @@
+"""`make bench`: measured performance figures into results/bench.json.
+
+Each block contributes a ``bench() -> dict[str, float]`` function that runs real simulations (or the
+system model) and returns measured numbers; nothing here is asserted or hard-coded. A block whose
+bench fails is listed under "errors" with the reason, so a missing figure is visible, not silent.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import json
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+# (key prefix, module with a bench() function)
+BENCHES: list[tuple[str, str]] = [
+    ("link", "tb.link.bench"),
+    ("system", "sim.system"),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="results/bench.json")
+    ap.add_argument("--only", action="append", help="run only these prefixes")
+    args = ap.parse_args()
+    out: dict[str, object] = {
+        "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "host": {"python": platform.python_version(), "machine": platform.machine()},
+        "clock_ghz": 1.0,
+    }
+    errors: dict[str, str] = {}
+    for prefix, mod in BENCHES:
+        if args.only and prefix not in args.only:
+            continue
+        t0 = time.perf_counter()
+        print(f"== bench {prefix} ({mod})", flush=True)
+        try:
+            res = importlib.import_module(mod).bench()
+        except Exception as exc:  # keep going: other blocks' figures are still worth having
+            traceback.print_exc()
+            errors[prefix] = f"{type(exc).__name__}: {exc}"
+            continue
+        for k, v in res.items():
+            print(f"   {k:45s} {v}")
+            out[k] = v
+        out[f"bench_seconds.{prefix}"] = round(time.perf_counter() - t0, 2)
+    if errors:
+        out["errors"] = errors
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {path}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

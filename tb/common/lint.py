@@ -1,0 +1,46 @@
+"""`make lint`: verilator --lint-only -Wall on every RTL module (one file = one module = one top)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tb.common.runner import RTL, INCLUDE, setup_verilator_env
+
+
+def rtl_files() -> list[Path]:
+    return sorted(p for p in RTL.rglob("*.v") if INCLUDE not in p.parents)
+
+
+def lint_one(path: Path, libdirs: list[Path]) -> tuple[Path, int, str]:
+    cmd = ["verilator", "--lint-only", "-Wall", f"-I{INCLUDE}", "--top-module", path.stem]
+    for d in libdirs:
+        cmd += ["-y", str(d)]
+    cmd.append(str(path))
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    # Keep diagnostics, drop Verilator's statistics report ("- V e r i l a t i o n ...").
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines() if not ln.startswith("- ")]
+    return path, r.returncode, "\n".join(lines).strip()
+
+
+def main() -> int:
+    setup_verilator_env()
+    files = rtl_files()
+    if not files:
+        print("lint: no RTL files found")
+        return 1
+    libdirs = sorted({p.parent for p in files})
+    bad = 0
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        for path, rc, out in ex.map(lambda p: lint_one(p, libdirs), files):
+            rel = path.relative_to(RTL.parent)
+            if rc != 0 or out:
+                bad += 1
+                print(f"FAIL {rel}\n{out}")
+    print(f"lint: {len(files) - bad}/{len(files)} modules clean under verilator -Wall")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

