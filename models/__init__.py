@@ -1,0 +1,1 @@
+"""ScalePool-HIL reference models (pure Python, written from the spec text)."""
