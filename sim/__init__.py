@@ -1,0 +1,1 @@
+"""System-level simulation: workload generators (traffic), system model (system), scoring (report)."""

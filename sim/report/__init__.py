@@ -1,0 +1,1 @@
+"""Scoring against ../shared/reference/targets.md and the report (`python -m sim.report.run`)."""

@@ -1,0 +1,94 @@
+"""Matplotlib figures for the report (Agg backend, PNG)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from sim.system.model import SystemResult, speedups  # noqa: E402
+from sim.system.measured import Measured  # noqa: E402
+
+LABELS = {"baseline": "baseline (NVL72 + IB)", "acc_clusters": "accelerator clusters", "scalepool": "ScalePool"}
+
+
+def plot_speedup(res: SystemResult, out: Path) -> Path:
+    names = [w.display for w in res.workloads]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    x = np.arange(len(names))
+    for i, sys in enumerate(("acc_clusters", "scalepool")):
+        sp = list(speedups(res.training, sys).values())
+        ax.bar(x + (i - 0.5) * 0.38, sp, 0.38, label=LABELS[sys])
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(x, names, rotation=15, fontsize=8)
+    ax.set_ylabel("training speedup vs baseline")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "speedup_per_model.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_breakdown(res: SystemResult, out: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    labels, comp, comm, other = [], [], [], []
+    for w in res.workloads:
+        base = res.training[w.key]["baseline"].total
+        for sys in ("baseline", "scalepool"):
+            it = res.training[w.key][sys]
+            labels.append(f"{w.key.split('_')[0]}\n{'base' if sys == 'baseline' else 'SP'}")
+            comp.append(it.computation / base)
+            comm.append(it.communication / base)
+            other.append(it.other / base)
+    x = np.arange(len(labels))
+    ax.bar(x, comp, label="computation")
+    ax.bar(x, comm, bottom=comp, label="communication")
+    ax.bar(x, other, bottom=np.add(comp, comm), label="other (bubble, offload)")
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel("time / baseline total")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    path = out / "time_breakdown.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_tiering(res: SystemResult, out: Path) -> Path:
+    t = res.tiering
+    fig, axes = plt.subplots(1, len(t.latency), figsize=(11, 3.5), sharey=True)
+    for ax, (pattern, lat) in zip(axes, t.latency.items()):
+        for cfg, y in lat.items():
+            ax.loglog(t.ws_bytes / 1e12, y, label=LABELS[cfg])
+        for b in (t.accel_bytes, t.cluster_bytes):
+            ax.axvline(b / 1e12, color="grey", ls=":", lw=0.8)
+        ax.set_title(f"{pattern} access", fontsize=9)
+        ax.set_xlabel("working set (TB)")
+    axes[0].set_ylabel("mean access latency (ns)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    path = out / "latency_vs_working_set.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_cdfs(m: Measured, out: Path) -> Path | None:
+    if not m.samples_ns:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for name, s in m.samples_ns.items():
+        v = np.sort(np.asarray(s))
+        ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=name)
+    ax.set_xlabel("latency (ns)")
+    ax.set_ylabel("CDF")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = out / "cosim_latency_cdf.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
