@@ -1,0 +1,21 @@
+"""RTL tests of rtl/common rr_arbiter and credit_counter via tb/common pyuvm benches."""
+from __future__ import annotations
+
+import pytest
+
+from tb.common.runner import rtl_sources, run_cocotb
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("n", [4, 5])
+def test_rr_arbiter(n: int) -> None:
+    run_cocotb(top="rr_arbiter", sources=rtl_sources("common/rr_arbiter.v"),
+               test_module="tb.common.tb_rr_arbiter", parameters={"N": n})
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("width,init", [(8, 0), (4, 9)])
+def test_credit_counter(width: int, init: int) -> None:
+    run_cocotb(top="credit_counter", sources=rtl_sources("common/credit_counter.v"),
+               test_module="tb.common.tb_credit_counter",
+               parameters={"WIDTH": width, "INIT": init})
