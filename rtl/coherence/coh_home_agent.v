@@ -1,0 +1,859 @@
+// Lightweight CXL.cache home coherence agent (issue 4): directory home agent for N caching devices.
+//
+// Message-level ports (canonical 128-bit headers + 512-bit lines, CONVENTIONS.md). One transaction
+// table (NTXN entries) holds every accepted request; per line at most one entry is active, later
+// requests to the same line are chained behind it in arrival order. The snoop filter is a
+// set-associative register array (SETS x WAYS, state + sharer vector per way), inclusive: a request
+// that will leave its requester holding a line needs a way, and when its set is full a
+// back-invalidation entry (SnpInv to the victim's holders) frees one.
+//
+// Three lanes work in parallel every cycle:
+//   A  starts one transaction (a waiting entry, a back-invalidation or a new D2H request): directory
+//      lookup, snoops, or the answer at once when no snoop is needed;
+//   B  takes one D2H Rsp or D2H Data (snoop answers, forwarded lines, write-pull data) and decides
+//      when the last snoop answer of a transaction is in;
+//   C  takes S2M DRS (MemRd data -> H2D Data) and S2M NDR (write completions, GO after them).
+// Per device port, snoops and H2D responses share one ordered queue, so a snoop never passes an
+// older GO to the same device. GO for a memory read is sent at the decision, before the data
+// (CXL allows either order; the device holds a snoop to that line until its data arrived).
+//
+// UQIDs: snoop = {1'b0, entry, port}, write-pull = {1'b1, entry}; M2S Tag = entry (one memory
+// operation per entry at a time). NTXN * 2^clog2(N) must not exceed 2048.
+module coh_home_agent #(
+    parameter integer N      = 4,   // caching devices (CacheID = port index)
+    parameter integer SETS   = 8,   // snoop-filter sets (power of two)
+    parameter integer WAYS   = 2,   // snoop-filter ways
+    parameter integer NTXN   = 8,   // transaction table entries (>= 2)
+    parameter integer NRANGE = 2,   // coherent address ranges (selective coherence)
+    parameter integer QDEPTH = 8,   // output queue depth (>= 3)
+    parameter integer CNT_W  = 16   // error counter width
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    /* verilator lint_off UNUSEDSIGNAL */
+    // device side, D2H (device -> home)
+    input  wire [N-1:0]         d2h_req_valid,
+    output wire [N-1:0]         d2h_req_ready,
+    input  wire [N*128-1:0]     d2h_req_hdr,
+    input  wire [N-1:0]         d2h_rsp_valid,
+    output wire [N-1:0]         d2h_rsp_ready,
+    input  wire [N*128-1:0]     d2h_rsp_hdr,
+    input  wire [N-1:0]         d2h_data_valid,
+    output wire [N-1:0]         d2h_data_ready,
+    input  wire [N*128-1:0]     d2h_data_hdr,
+    input  wire [N*512-1:0]     d2h_data_data,
+    // device side, H2D (home -> device)
+    output wire [N-1:0]         h2d_req_valid,
+    input  wire [N-1:0]         h2d_req_ready,
+    output wire [N*128-1:0]     h2d_req_hdr,
+    output wire [N-1:0]         h2d_rsp_valid,
+    input  wire [N-1:0]         h2d_rsp_ready,
+    output wire [N*128-1:0]     h2d_rsp_hdr,
+    output wire [N-1:0]         h2d_data_valid,
+    input  wire [N-1:0]         h2d_data_ready,
+    output wire [N*128-1:0]     h2d_data_hdr,
+    output wire [N*512-1:0]     h2d_data_data,
+    // memory side, CXL.mem
+    output wire                 m2s_req_valid,
+    input  wire                 m2s_req_ready,
+    output wire [127:0]         m2s_req_hdr,
+    output wire                 m2s_rwd_valid,
+    input  wire                 m2s_rwd_ready,
+    output wire [127:0]         m2s_rwd_hdr,
+    output wire [511:0]         m2s_rwd_data,
+    input  wire                 s2m_ndr_valid,
+    output wire                 s2m_ndr_ready,
+    input  wire [127:0]         s2m_ndr_hdr,
+    input  wire                 s2m_drs_valid,
+    output wire                 s2m_drs_ready,
+    input  wire [127:0]         s2m_drs_hdr,
+    input  wire [511:0]         s2m_drs_data,
+    /* verilator lint_on UNUSEDSIGNAL */
+    // selective coherence: line address (Addr[51:6]) in [lo, hi) of an enabled range is coherent
+    input  wire [NRANGE-1:0]    cfg_coh_en,
+    input  wire [NRANGE*46-1:0] cfg_coh_lo,
+    input  wire [NRANGE*46-1:0] cfg_coh_hi,
+    // errors: 0 illegal opcode, 1 unsolicited rsp, 2 unsolicited data, 3 wrong UQID,
+    // 4 illegal snoop rsp, 5 unsolicited memory rsp. One pulse per event kind and cycle.
+    output reg  [5:0]           err_pulse,
+    output wire [6*CNT_W-1:0]   err_count,
+    // trace of transaction starts (verification / debug): one per cycle at most
+    output wire                 trc_valid,
+    output wire                 trc_binv,
+    output wire [45:0]          trc_line,
+    output wire [((N > 1) ? $clog2(N) : 1)-1:0] trc_port,
+    output wire [11:0]          trc_cqid
+);
+    `include "cxl_defs.vh"
+
+    localparam integer LW   = 46;
+    localparam integer PW   = (N > 1) ? $clog2(N) : 1;
+    localparam integer BW   = $clog2(2 * N);
+    localparam integer EW   = (NTXN > 1) ? $clog2(NTXN) : 1;
+    localparam integer SB   = (SETS > 1) ? $clog2(SETS) : 1;
+    localparam integer ND   = SETS * WAYS;
+    localparam integer DIW  = (ND > 1) ? $clog2(ND) : 1;
+    localparam integer CW   = $clog2(QDEPTH + 1);
+    localparam integer NERR = 6;
+    localparam integer E_ILL = 0, E_USRSP = 1, E_USDATA = 2, E_WRONG = 3, E_ILLRSP = 4, E_USMEM = 5;
+    localparam [1:0] DI = 2'd0;
+    localparam integer MQW  = 1 + 128;         // merged H2D queue: {is_rsp, header}
+    localparam integer DQW  = 12 + 512;        // H2D data queue: {cqid, line}
+    localparam integer RQW  = EW + LW;         // MemRd queue: {tag, line}
+    localparam integer WQW  = EW + LW + 512;   // MemWr queue: {tag, line, data}
+    localparam [CW-1:0] MQ_NEED = CW'(3);      // merged queue writers per cycle
+    localparam [CW-1:0] DQ_NEED = CW'(2);
+    localparam [CW-1:0] RQ_NEED = CW'(2);
+    localparam [CW-1:0] WQ_NEED = CW'(1);
+    localparam [1:0] METAFIELD_NOOP = 2'b11;
+
+    // ------------------------------------------------------------------ helpers
+    function automatic is_coh(input [LW-1:0] line);
+        integer r;
+        begin
+            is_coh = 1'b0;
+            for (r = 0; r < NRANGE; r = r + 1)
+                if (cfg_coh_en[r] && line >= cfg_coh_lo[r*LW +: LW] && line < cfg_coh_hi[r*LW +: LW])
+                    is_coh = 1'b1;
+        end
+    endfunction
+
+    function automatic legal_req(input [4:0] op);
+        legal_req = (op == CXL_D2H_REQ_OP_RDSHARED) || (op == CXL_D2H_REQ_OP_RDOWN) ||
+                    (op == CXL_D2H_REQ_OP_RDANY) || (op == CXL_D2H_REQ_OP_RDCURR) ||
+                    (op == CXL_D2H_REQ_OP_RDOWNNODATA) || (op == CXL_D2H_REQ_OP_ITOMWR) ||
+                    (op == CXL_D2H_REQ_OP_WRCUR) || (op == CXL_D2H_REQ_OP_CLEANEVICT) ||
+                    (op == CXL_D2H_REQ_OP_DIRTYEVICT) || (op == CXL_D2H_REQ_OP_CLEANEVICTNODATA) ||
+                    (op == CXL_D2H_REQ_OP_CLFLUSH) || (op == CXL_D2H_REQ_OP_WRINV);
+    endfunction
+
+    // requests that leave the requester holding the line: they need a snoop-filter way
+    function automatic alloc_op(input [4:0] op);
+        alloc_op = (op == CXL_D2H_REQ_OP_RDSHARED) || (op == CXL_D2H_REQ_OP_RDOWN) ||
+                   (op == CXL_D2H_REQ_OP_RDANY) || (op == CXL_D2H_REQ_OP_RDOWNNODATA);
+    endfunction
+
+    function automatic inval_op(input [4:0] op);
+        inval_op = (op == CXL_D2H_REQ_OP_RDOWN) || (op == CXL_D2H_REQ_OP_RDOWNNODATA) ||
+                   (op == CXL_D2H_REQ_OP_ITOMWR) || (op == CXL_D2H_REQ_OP_WRCUR) ||
+                   (op == CXL_D2H_REQ_OP_WRINV) || (op == CXL_D2H_REQ_OP_CLFLUSH);
+    endfunction
+
+    function automatic legal_rsp(input [2:0] snp, input [4:0] r);
+        begin
+            case (snp)
+                CXL_H2D_REQ_OP_SNPDATA:
+                    legal_rsp = (r == CXL_D2H_RSP_OP_RSPIHITI) || (r == CXL_D2H_RSP_OP_RSPSHITSE) ||
+                                (r == CXL_D2H_RSP_OP_RSPSFWDM) || (r == CXL_D2H_RSP_OP_RSPIFWDM);
+                CXL_H2D_REQ_OP_SNPINV:
+                    legal_rsp = (r == CXL_D2H_RSP_OP_RSPIHITI) || (r == CXL_D2H_RSP_OP_RSPIHITSE) ||
+                                (r == CXL_D2H_RSP_OP_RSPIFWDM);
+                default:  // SnpCur
+                    legal_rsp = (r == CXL_D2H_RSP_OP_RSPIHITI) || (r == CXL_D2H_RSP_OP_RSPVHITV) ||
+                                (r == CXL_D2H_RSP_OP_RSPSHITSE) || (r == CXL_D2H_RSP_OP_RSPSFWDM) ||
+                                (r == CXL_D2H_RSP_OP_RSPIFWDM) || (r == CXL_D2H_RSP_OP_RSPVFWDV);
+            endcase
+        end
+    endfunction
+
+    function automatic [127:0] h2d_req_h(input [2:0] op, input [LW-1:0] line, input [11:0] uqid,
+                                         input [3:0] cid);
+        begin
+            h2d_req_h = {128{1'b0}};
+            h2d_req_h[CXL_H2D_REQ_OPCODE_LSB +: CXL_H2D_REQ_OPCODE_W]   = op;
+            h2d_req_h[CXL_H2D_REQ_ADDR_LSB +: CXL_H2D_REQ_ADDR_W]       = line;
+            h2d_req_h[CXL_H2D_REQ_UQID_LSB +: CXL_H2D_REQ_UQID_W]       = uqid;
+            h2d_req_h[CXL_H2D_REQ_CACHEID_LSB +: CXL_H2D_REQ_CACHEID_W] = cid;
+        end
+    endfunction
+
+    function automatic [127:0] h2d_rsp_h(input [3:0] op, input [11:0] rspdata, input [11:0] cqid,
+                                         input [3:0] cid);
+        begin
+            h2d_rsp_h = {128{1'b0}};
+            h2d_rsp_h[CXL_H2D_RSP_OPCODE_LSB +: CXL_H2D_RSP_OPCODE_W]   = op;
+            h2d_rsp_h[CXL_H2D_RSP_RSPDATA_LSB +: CXL_H2D_RSP_RSPDATA_W] = rspdata;
+            h2d_rsp_h[CXL_H2D_RSP_CQID_LSB +: CXL_H2D_RSP_CQID_W]       = cqid;
+            h2d_rsp_h[CXL_H2D_RSP_CACHEID_LSB +: CXL_H2D_RSP_CACHEID_W] = cid;
+        end
+    endfunction
+
+    function automatic [3:0] cid_of(input [PW-1:0] p);
+        cid_of = 4'(p);
+    endfunction
+
+    function automatic [11:0] snp_uqid(input [EW-1:0] e, input [PW-1:0] p);
+        snp_uqid = 12'({e, p});
+    endfunction
+
+    function automatic [11:0] pull_uqid(input [EW-1:0] e);
+        pull_uqid = 12'h800 | 12'(e);
+    endfunction
+
+    // ------------------------------------------------------------------ state
+    // transaction table
+    reg [NTXN-1:0] e_v, e_started, e_dec, e_binv, e_coh, e_wp, e_tail, e_awt, e_retry;
+    reg [NTXN-1:0] e_hway, e_dirty, e_keeps, e_hfwd, e_mrd, e_wrp, e_pullp, e_acc, e_gap;
+    reg [LW-1:0]   e_line  [0:NTXN-1];
+    reg [PW-1:0]   e_port  [0:NTXN-1];
+    reg [4:0]      e_op    [0:NTXN-1];
+    reg [11:0]     e_cqid  [0:NTXN-1];
+    reg [EW-1:0]   e_pred  [0:NTXN-1];
+    reg [DIW-1:0]  e_way   [0:NTXN-1];
+    reg [1:0]      e_dst   [0:NTXN-1];
+    reg [N-1:0]    e_dsh   [0:NTXN-1];
+    reg [2:0]      e_snp   [0:NTXN-1];
+    reg [N-1:0]    e_sent  [0:NTXN-1];
+    reg [N-1:0]    e_rgot  [0:NTXN-1];
+    reg [N-1:0]    e_fexp  [0:NTXN-1];
+    reg [N-1:0]    e_dgot  [0:NTXN-1];
+    reg [N-1:0]    e_keepb [0:NTXN-1];
+    reg [3:0]      e_gast  [0:NTXN-1];
+    reg [511:0]    e_fbuf  [0:NTXN-1];
+    // snoop filter
+    reg [ND-1:0]   d_v;
+    reg [LW-1:0]   d_tag [0:ND-1];
+    reg [1:0]      d_st  [0:ND-1];
+    reg [N-1:0]    d_sh  [0:ND-1];
+    // error counters
+    reg [CNT_W-1:0] e_cnt [0:NERR-1];
+
+    integer i1, i2, i3, j3, k3, i4, k4, i5, i8, i9;  // one set of loop variables per always block
+
+    // ------------------------------------------------------------------ output queues
+    reg  [N*3-1:0]      mq_in_v;
+    reg  [N*3*MQW-1:0]  mq_in_d;
+    wire [N*CW-1:0]     mq_free;
+    wire [N-1:0]        mq_out_v;
+    wire [N*MQW-1:0]    mq_out_d;
+    wire [N-1:0]        mq_out_r;
+    reg  [N*2-1:0]      dq_in_v;
+    reg  [N*2*DQW-1:0]  dq_in_d;
+    wire [N*CW-1:0]     dq_free;
+    wire [N*DQW-1:0]    dq_out_d;
+    reg  [1:0]          rq_in_v;
+    reg  [2*RQW-1:0]    rq_in_d;
+    wire [CW-1:0]       rq_free;
+    wire [RQW-1:0]      rq_out_d;
+    reg                 wq_in_v;
+    reg  [WQW-1:0]      wq_in_d;
+    wire [CW-1:0]       wq_free;
+    wire [WQW-1:0]      wq_out_d;
+
+    genvar g;
+    generate
+        for (g = 0; g < N; g = g + 1) begin : g_port
+            /* verilator lint_off PINCONNECTEMPTY */
+            fifo_mw #(.WIDTH(MQW), .DEPTH(QDEPTH), .W(3)) u_mq (
+                .clk(clk), .rst(rst), .in_valid(mq_in_v[g*3 +: 3]), .in_data(mq_in_d[g*3*MQW +: 3*MQW]),
+                .free(mq_free[g*CW +: CW]), .out_valid(mq_out_v[g]), .out_ready(mq_out_r[g]),
+                .out_data(mq_out_d[g*MQW +: MQW]), .count(), .overflow());
+            fifo_mw #(.WIDTH(DQW), .DEPTH(QDEPTH), .W(2)) u_dq (
+                .clk(clk), .rst(rst), .in_valid(dq_in_v[g*2 +: 2]), .in_data(dq_in_d[g*2*DQW +: 2*DQW]),
+                .free(dq_free[g*CW +: CW]), .out_valid(h2d_data_valid[g]), .out_ready(h2d_data_ready[g]),
+                .out_data(dq_out_d[g*DQW +: DQW]), .count(), .overflow());
+            /* verilator lint_on PINCONNECTEMPTY */
+            wire is_rsp = mq_out_d[g*MQW + 128];
+            assign h2d_req_valid[g] = mq_out_v[g] && !is_rsp;
+            assign h2d_rsp_valid[g] = mq_out_v[g] && is_rsp;
+            assign mq_out_r[g] = is_rsp ? h2d_rsp_ready[g] : h2d_req_ready[g];
+            assign h2d_req_hdr[g*128 +: 128] = mq_out_d[g*MQW +: 128];
+            assign h2d_rsp_hdr[g*128 +: 128] = mq_out_d[g*MQW +: 128];
+            wire [11:0] dq_cqid = dq_out_d[g*DQW + 512 +: 12];
+            wire [127:0] dh = {{(128 - CXL_H2D_DH_CACHEID_LSB - 4){1'b0}}, cid_of(PW'(g)),
+                               {(CXL_H2D_DH_CACHEID_LSB - 12){1'b0}}, dq_cqid};
+            assign h2d_data_hdr[g*128 +: 128] = dh;
+            assign h2d_data_data[g*512 +: 512] = dq_out_d[g*DQW +: 512];
+        end
+    endgenerate
+
+    /* verilator lint_off PINCONNECTEMPTY */
+    fifo_mw #(.WIDTH(RQW), .DEPTH(QDEPTH), .W(2)) u_rq (
+        .clk(clk), .rst(rst), .in_valid(rq_in_v), .in_data(rq_in_d), .free(rq_free),
+        .out_valid(m2s_req_valid), .out_ready(m2s_req_ready), .out_data(rq_out_d), .count(), .overflow());
+    fifo_mw #(.WIDTH(WQW), .DEPTH(QDEPTH), .W(1)) u_wq (
+        .clk(clk), .rst(rst), .in_valid(wq_in_v), .in_data(wq_in_d), .free(wq_free),
+        .out_valid(m2s_rwd_valid), .out_ready(m2s_rwd_ready), .out_data(wq_out_d), .count(), .overflow());
+    /* verilator lint_on PINCONNECTEMPTY */
+
+    reg [127:0] rq_h, wq_h;
+    always @* begin
+        rq_h = {128{1'b0}};
+        rq_h[CXL_M2S_REQ_MEMOP_LSB +: CXL_M2S_REQ_MEMOP_W]         = CXL_M2S_REQ_OP_MEMRD;
+        rq_h[CXL_M2S_REQ_METAFIELD_LSB +: CXL_M2S_REQ_METAFIELD_W] = METAFIELD_NOOP;
+        rq_h[CXL_M2S_REQ_TAG_LSB +: CXL_M2S_REQ_TAG_W]             = 16'(rq_out_d[LW +: EW]);
+        rq_h[CXL_M2S_REQ_ADDR_LSB +: CXL_M2S_REQ_ADDR_W]           = rq_out_d[0 +: LW];
+        wq_h = {128{1'b0}};
+        wq_h[CXL_M2S_RWD_MEMOP_LSB +: CXL_M2S_RWD_MEMOP_W]         = CXL_M2S_RWD_OP_MEMWR;
+        wq_h[CXL_M2S_RWD_METAFIELD_LSB +: CXL_M2S_RWD_METAFIELD_W] = METAFIELD_NOOP;
+        wq_h[CXL_M2S_RWD_TAG_LSB +: CXL_M2S_RWD_TAG_W]             = 16'(wq_out_d[512 + LW +: EW]);
+        wq_h[CXL_M2S_RWD_ADDR_LSB +: CXL_M2S_RWD_ADDR_W]           = wq_out_d[512 +: LW];
+    end
+    assign m2s_req_hdr  = rq_h;
+    assign m2s_rwd_hdr  = wq_h;
+    assign m2s_rwd_data = wq_out_d[0 +: 512];
+
+    // ------------------------------------------------------------------ table summaries
+    reg [NTXN-1:0] retire;
+    reg [N-1:0]    cmpl [0:NTXN-1];
+    reg [EW:0]     nfree;
+    reg [EW-1:0]   f0;
+    reg            f0_ok;
+    always @* begin
+        nfree = {(EW+1){1'b0}};
+        f0 = {EW{1'b0}};
+        f0_ok = 1'b0;
+        for (i1 = NTXN - 1; i1 >= 0; i1 = i1 - 1) begin
+            cmpl[i1] = e_rgot[i1] & (~e_fexp[i1] | e_dgot[i1]);
+            retire[i1] = e_v[i1] && e_started[i1] && e_dec[i1] && ((e_sent[i1] & ~cmpl[i1]) == {N{1'b0}}) &&
+                        !e_mrd[i1] && !e_wrp[i1] && !e_pullp[i1] && !e_gap[i1];
+            if (!e_v[i1]) begin
+                nfree = nfree + 1'b1;
+                f0 = EW'(i1);
+                f0_ok = 1'b1;
+            end
+        end
+    end
+
+    // ------------------------------------------------------------------ lane A: starts
+    // source 1: a table entry ready to start (awaiting-way retries first)
+    reg            a_int;
+    reg [EW-1:0]   a_ie;
+    always @* begin
+        a_int = 1'b0;
+        a_ie = {EW{1'b0}};
+        for (i2 = NTXN - 1; i2 >= 0; i2 = i2 - 1)
+            if (e_v[i2] && !e_started[i2] && !e_wp[i2] && !e_awt[i2]) begin
+                a_int = 1'b1; a_ie = EW'(i2);
+            end
+        for (i2 = NTXN - 1; i2 >= 0; i2 = i2 - 1)
+            if (e_v[i2] && !e_started[i2] && !e_wp[i2] && e_awt[i2] && e_retry[i2]) begin
+                a_int = 1'b1; a_ie = EW'(i2);
+            end
+    end
+
+    // source 2: back-invalidation for an entry waiting for a way in a set with none running
+    reg            k_cand;
+    reg [EW-1:0]   k_e;
+    reg            k_binv_in_set;
+    reg [SB-1:0]   k_set;
+    reg            k_vic_ok;
+    reg [DIW-1:0]  k_vic;
+    reg            k_busy;
+    always @* begin
+        k_cand = 1'b0;
+        k_e = {EW{1'b0}};
+        for (i3 = NTXN - 1; i3 >= 0; i3 = i3 - 1) begin
+            k_binv_in_set = 1'b0;
+            for (j3 = 0; j3 < NTXN; j3 = j3 + 1)
+                if (e_v[j3] && e_binv[j3] && (e_line[j3][SB-1:0] == e_line[i3][SB-1:0]) && SETS > 1)
+                    k_binv_in_set = 1'b1;
+                else if (e_v[j3] && e_binv[j3] && SETS == 1)
+                    k_binv_in_set = 1'b1;
+            if (e_v[i3] && e_awt[i3] && !e_started[i3] && !k_binv_in_set) begin
+                k_cand = 1'b1; k_e = EW'(i3);
+            end
+        end
+        k_set = (SETS > 1) ? e_line[k_e][SB-1:0] : {SB{1'b0}};
+        k_vic_ok = 1'b0;
+        k_vic = {DIW{1'b0}};
+        for (k3 = WAYS - 1; k3 >= 0; k3 = k3 - 1) begin
+            k_busy = 1'b0;
+            for (j3 = 0; j3 < NTXN; j3 = j3 + 1)
+                if (e_v[j3] && e_line[j3] == d_tag[DIW'(k_set) * DIW'(WAYS) + DIW'(k3)]) k_busy = 1'b1;
+            if (d_v[DIW'(k_set) * DIW'(WAYS) + DIW'(k3)] && !k_busy &&
+                (d_sh[DIW'(k_set) * DIW'(WAYS) + DIW'(k3)] != {N{1'b0}})) begin
+                k_vic_ok = 1'b1;
+                k_vic = DIW'(k_set) * DIW'(WAYS) + DIW'(k3);
+            end
+        end
+    end
+
+    // source 3: a new D2H request
+    wire [N-1:0]  rq_grant;
+    wire [PW-1:0] rq_gidx;
+    wire          rq_any;
+    reg           rq_adv;
+    rr_arbiter #(.N(N)) u_req_arb (.clk(clk), .rst(rst), .req(d2h_req_valid), .advance(rq_adv),
+                                   .grant(rq_grant), .grant_idx(rq_gidx), .any(rq_any));
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [127:0] n_hdr  = d2h_req_hdr[rq_gidx * 128 +: 128];  // NT, CacheID, SPID, DPID unused
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [4:0]   n_op   = n_hdr[CXL_D2H_REQ_OPCODE_LSB +: CXL_D2H_REQ_OPCODE_W];
+    wire [11:0]  n_cqid = n_hdr[CXL_D2H_REQ_CQID_LSB +: CXL_D2H_REQ_CQID_W];
+    wire [LW-1:0] n_line = n_hdr[CXL_D2H_REQ_ADDR_LSB +: CXL_D2H_REQ_ADDR_W];
+
+    // the start under evaluation (internal entry or new request)
+    reg            a_kick;     // lane A does a back-invalidation this cycle
+    reg            a_new;      // lane A considers the new request
+    reg [LW-1:0]   s_line;
+    reg [4:0]      s_op;
+    reg [PW-1:0]   s_port;
+    reg [11:0]     s_cqid;
+    reg            s_coh;
+    reg [EW-1:0]   s_e;        // entry that starts (internal) or is allocated (new)
+    reg            n_conf;     // new request hits a busy line
+    reg [EW-1:0]   n_tailidx;
+    reg [SB-1:0]   s_set;
+    reg            s_hit, s_free;
+    reg [DIW-1:0]  s_hitw, s_freew;
+    reg            s_alloc, s_await;
+    reg [1:0]      s_st;
+    reg [N-1:0]    s_sh, s_me;
+    reg            s_hway;
+    reg [DIW-1:0]  s_way;
+    reg [2:0]      s_snp;
+    reg [N-1:0]    s_tgt;
+    reg            k_ok;
+    always @* begin
+        k_ok = 1'b1;
+        for (i4 = 0; i4 < N; i4 = i4 + 1)
+            if (d_sh[k_vic][i4] && mq_free[i4*CW +: CW] < MQ_NEED) k_ok = 1'b0;
+        a_kick = !a_int && k_cand && k_vic_ok && f0_ok && k_ok;
+        a_new  = !a_int && !a_kick && rq_any;
+        s_e    = a_int ? a_ie : f0;
+        s_line = a_int ? e_line[a_ie] : n_line;
+        s_op   = a_int ? e_op[a_ie] : n_op;
+        s_port = a_int ? e_port[a_ie] : rq_gidx;
+        s_cqid = a_int ? e_cqid[a_ie] : n_cqid;
+        s_coh  = a_int ? e_coh[a_ie] : is_coh(n_line);
+        n_conf = 1'b0;
+        n_tailidx = {EW{1'b0}};
+        for (i4 = 0; i4 < NTXN; i4 = i4 + 1)
+            if (e_v[i4] && !retire[i4] && e_line[i4] == n_line) begin
+                n_conf = 1'b1;
+                if (e_tail[i4]) n_tailidx = EW'(i4);
+            end
+        s_set = (SETS > 1) ? s_line[SB-1:0] : {SB{1'b0}};
+        s_hit = 1'b0; s_free = 1'b0;
+        s_hitw = {DIW{1'b0}}; s_freew = {DIW{1'b0}};
+        for (k4 = WAYS - 1; k4 >= 0; k4 = k4 - 1) begin
+            if (d_v[DIW'(s_set) * DIW'(WAYS) + DIW'(k4)] &&
+                d_tag[DIW'(s_set) * DIW'(WAYS) + DIW'(k4)] == s_line) begin
+                s_hit = 1'b1; s_hitw = DIW'(s_set) * DIW'(WAYS) + DIW'(k4);
+            end
+            if (!d_v[DIW'(s_set) * DIW'(WAYS) + DIW'(k4)]) begin
+                s_free = 1'b1; s_freew = DIW'(s_set) * DIW'(WAYS) + DIW'(k4);
+            end
+        end
+        s_alloc = s_coh && alloc_op(s_op);
+        s_await = s_alloc && !s_hit && !s_free;
+        s_st = (s_coh && s_hit) ? d_st[s_hitw] : DI;
+        s_sh = (s_coh && s_hit) ? d_sh[s_hitw] : {N{1'b0}};
+        s_hway = s_coh && (s_hit || (s_alloc && s_free));
+        s_way = s_hit ? s_hitw : s_freew;
+        s_me = {N{1'b0}};
+        s_me[s_port] = 1'b1;
+        // snoop plan (only recorded holders, never the requester)
+        s_snp = CXL_H2D_REQ_OP_SNPINV;
+        s_tgt = {N{1'b0}};
+        if (s_coh && ((s_sh & ~s_me) != {N{1'b0}})) begin
+            if (inval_op(s_op)) begin
+                s_tgt = s_sh & ~s_me;
+            end else if ((s_op == CXL_D2H_REQ_OP_RDSHARED || s_op == CXL_D2H_REQ_OP_RDANY) && s_st == 2'd2) begin
+                s_snp = CXL_H2D_REQ_OP_SNPDATA; s_tgt = s_sh & ~s_me;
+            end else if (s_op == CXL_D2H_REQ_OP_RDCURR && s_st == 2'd2) begin
+                s_snp = CXL_H2D_REQ_OP_SNPCUR; s_tgt = s_sh & ~s_me;
+            end
+        end
+    end
+
+    // decision when no snoop is needed
+    wire [1:0]   da_st;
+    wire [N-1:0] da_sh;
+    wire         da_go, da_mem, da_pull, da_acc, da_ga;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire         da_fwd, da_wfwd;  // nothing forwarded without a snoop
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [3:0]   da_gost, da_pullop, da_gast;
+    coh_decide #(.N(N)) u_dec_a (
+        .op(s_op), .me(s_me), .st(s_st), .sh(s_sh), .snooped({N{1'b0}}), .keepb({N{1'b0}}),
+        .dirty(1'b0), .keeps(1'b0), .have_fwd(1'b0), .coh(s_coh),
+        .n_st(da_st), .n_sh(da_sh), .go_v(da_go), .go_st(da_gost), .src_mem(da_mem), .src_fwd(da_fwd),
+        .wfwd(da_wfwd), .pull_v(da_pull), .pull_op(da_pullop), .acc_pull(da_acc), .ga_v(da_ga),
+        .ga_st(da_gast));
+
+    // lane A action and its output gating
+    reg            a_start, a_alloc, a_chain, a_ill, a_decnow;
+    reg [N-1:0]    a_need;
+    reg            a_ok;
+    always @* begin
+        a_need = {N{1'b0}};
+        if (a_kick) a_need = d_sh[k_vic];
+        else if (s_tgt != {N{1'b0}}) a_need = s_tgt;
+        else if (da_go || da_pull) a_need = s_me;
+        a_ok = 1'b1;
+        for (i5 = 0; i5 < N; i5 = i5 + 1)
+            if (a_need[i5] && mq_free[i5*CW +: CW] < MQ_NEED) a_ok = 1'b0;
+        if (!a_kick && s_tgt == {N{1'b0}} && da_mem && rq_free < RQ_NEED) a_ok = 1'b0;
+        a_ill   = a_new && !legal_req(n_op);
+        a_chain = a_new && !a_ill && n_conf && nfree >= 2;
+        // a new request is accepted only while one entry stays free for a back-invalidation
+        a_alloc = a_new && !a_ill && !n_conf && nfree >= 2;
+        a_start = (a_int || a_alloc) && !s_await && a_ok;
+        a_decnow = a_start && s_tgt == {N{1'b0}};
+        rq_adv  = a_new && (a_ill || a_chain || (a_alloc && (s_await || a_ok)));
+    end
+    assign d2h_req_ready = rq_adv ? rq_grant : {N{1'b0}};
+    assign trc_valid = a_start || a_kick;
+    assign trc_binv  = a_kick;
+    assign trc_line  = a_kick ? d_tag[k_vic] : s_line;
+    assign trc_port  = a_kick ? {PW{1'b0}} : s_port;
+    assign trc_cqid  = a_kick ? 12'd0 : s_cqid;
+
+    // ------------------------------------------------------------------ lane B: D2H Rsp / Data
+    wire [2*N-1:0] b_req = {d2h_data_valid, d2h_rsp_valid};
+    wire [2*N-1:0] b_grant;
+    wire [BW-1:0]  b_gidx;
+    wire           b_any;
+    reg            b_adv;
+    rr_arbiter #(.N(2 * N)) u_rsp_arb (.clk(clk), .rst(rst), .req(b_req), .advance(b_adv),
+                                       .grant(b_grant), .grant_idx(b_gidx), .any(b_any));
+    reg            b_isd;
+    reg [PW-1:0]   b_p;
+    reg [127:0]    b_hdr;
+    reg [511:0]    b_data;
+    reg [11:0]     b_uq;
+    reg [4:0]      b_rop;
+    reg            b_bogus, b_pull, b_rng;
+    reg [EW-1:0]   b_e;
+    reg [PW-1:0]   b_q;
+    reg            b_snp_out, b_pull_out;
+    reg            b_acc_rsp, b_acc_data, b_acc_pull, b_clr_d;
+    reg [5:0]      b_err;
+    reg            b_isfwd, b_iskeep, b_isdirty, b_iskeeps;
+    reg [N-1:0]    bx_rgot, bx_fexp, bx_dgot, bx_keepb, bx_cmpl, b_qh;
+    reg            bx_dirty, bx_keeps, bx_hfwd, b_done;
+    reg [511:0]    b_fval;
+    reg [N-1:0]    b_me;
+    always @* begin
+        b_isd = b_gidx >= BW'(N);
+        b_p = b_isd ? PW'(b_gidx - BW'(N)) : PW'(b_gidx);
+        b_hdr = b_isd ? d2h_data_hdr[b_p * 128 +: 128] : d2h_rsp_hdr[b_p * 128 +: 128];
+        b_data = d2h_data_data[b_p * 512 +: 512];
+        b_uq = b_isd ? b_hdr[CXL_D2H_DH_UQID_LSB +: 12] : b_hdr[CXL_D2H_RSP_UQID_LSB +: 12];
+        b_rop = b_hdr[CXL_D2H_RSP_OPCODE_LSB +: CXL_D2H_RSP_OPCODE_W];
+        b_bogus = b_hdr[CXL_D2H_DH_BOGUS_LSB];
+        b_pull = b_uq[11];
+        b_e = b_pull ? b_uq[0 +: EW] : b_uq[PW +: EW];
+        b_q = b_uq[0 +: PW];
+        b_rng = b_pull ? ((b_uq[10:0] >> EW) == 11'd0) : ((b_uq[10:0] >> (EW + PW)) == 11'd0);
+        if (32'(b_e) >= NTXN) b_rng = 1'b0;
+        if (!b_pull && 32'(b_q) >= N) b_rng = 1'b0;
+        b_snp_out  = !b_pull && b_rng && e_v[b_e] && e_started[b_e] && e_sent[b_e][b_q] && !cmpl[b_e][b_q];
+        b_pull_out = b_pull && b_rng && e_v[b_e] && e_pullp[b_e];
+        b_isfwd   = b_rop == CXL_D2H_RSP_OP_RSPSFWDM || b_rop == CXL_D2H_RSP_OP_RSPIFWDM ||
+                    b_rop == CXL_D2H_RSP_OP_RSPVFWDV;
+        b_iskeeps = b_rop == CXL_D2H_RSP_OP_RSPSHITSE || b_rop == CXL_D2H_RSP_OP_RSPSFWDM;
+        b_iskeep  = b_iskeeps || b_rop == CXL_D2H_RSP_OP_RSPVHITV || b_rop == CXL_D2H_RSP_OP_RSPVFWDV;
+        b_isdirty = b_rop == CXL_D2H_RSP_OP_RSPSFWDM || b_rop == CXL_D2H_RSP_OP_RSPIFWDM;
+        b_err = 6'd0;
+        b_acc_rsp = 1'b0; b_acc_data = 1'b0; b_acc_pull = 1'b0; b_clr_d = 1'b0;
+        if (b_any) begin
+            if (!b_isd) begin
+                if (!b_snp_out) b_err[b_pull_out ? E_WRONG : E_USRSP] = 1'b1;
+                else if (b_q != b_p || e_rgot[b_e][b_q]) b_err[E_WRONG] = 1'b1;
+                else if (!legal_rsp(e_snp[b_e], b_rop)) b_err[E_ILLRSP] = 1'b1;
+                else begin
+                    b_acc_rsp = 1'b1;
+                    if (!b_isfwd && e_dgot[b_e][b_q]) begin
+                        b_clr_d = 1'b1; b_err[E_USDATA] = 1'b1;
+                    end
+                end
+            end else if (b_pull) begin
+                if (!b_pull_out) b_err[E_USDATA] = 1'b1;
+                else if (e_port[b_e] != b_p) b_err[E_WRONG] = 1'b1;
+                else b_acc_pull = 1'b1;
+            end else begin
+                if (!b_snp_out) b_err[E_USDATA] = 1'b1;
+                else if (b_q != b_p) b_err[E_WRONG] = 1'b1;
+                else if (e_dgot[b_e][b_q] || (e_rgot[b_e][b_q] && !e_fexp[b_e][b_q])) b_err[E_USDATA] = 1'b1;
+                else b_acc_data = 1'b1;
+            end
+        end
+        b_qh = {N{1'b0}};
+        b_qh[b_q] = 1'b1;
+        bx_rgot  = e_rgot[b_e] | (b_acc_rsp ? b_qh : {N{1'b0}});
+        bx_fexp  = e_fexp[b_e] | ((b_acc_rsp && b_isfwd) ? b_qh : {N{1'b0}});
+        bx_keepb = e_keepb[b_e] | ((b_acc_rsp && b_iskeep) ? b_qh : {N{1'b0}});
+        bx_dgot  = (e_dgot[b_e] | (b_acc_data ? b_qh : {N{1'b0}})) & ~(b_clr_d ? b_qh : {N{1'b0}});
+        bx_dirty = e_dirty[b_e] || (b_acc_rsp && b_isdirty);
+        bx_keeps = e_keeps[b_e] || (b_acc_rsp && b_iskeeps);
+        bx_cmpl  = bx_rgot & (~bx_fexp | bx_dgot);
+        bx_hfwd  = e_hfwd[b_e] || ((b_acc_rsp || b_acc_data) && bx_rgot[b_q] && bx_fexp[b_q] && bx_dgot[b_q]);
+        b_done   = (b_acc_rsp || b_acc_data) && ((e_sent[b_e] & ~bx_cmpl) == {N{1'b0}});
+        b_fval   = b_acc_data ? b_data : e_fbuf[b_e];
+        b_me = {N{1'b0}};
+        b_me[e_port[b_e]] = 1'b1;
+    end
+
+    wire [1:0]   db_st;
+    wire [N-1:0] db_sh;
+    wire         db_go, db_mem, db_fwd, db_wfwd, db_pull, db_acc, db_ga;
+    wire [3:0]   db_gost, db_pullop, db_gast;
+    coh_decide #(.N(N)) u_dec_b (
+        .op(e_op[b_e]), .me(b_me), .st(e_dst[b_e]), .sh(e_dsh[b_e]), .snooped(e_sent[b_e]),
+        .keepb(bx_keepb), .dirty(bx_dirty), .keeps(bx_keeps), .have_fwd(bx_hfwd), .coh(e_coh[b_e]),
+        .n_st(db_st), .n_sh(db_sh), .go_v(db_go), .go_st(db_gost), .src_mem(db_mem), .src_fwd(db_fwd),
+        .wfwd(db_wfwd), .pull_v(db_pull), .pull_op(db_pullop), .acc_pull(db_acc), .ga_v(db_ga),
+        .ga_st(db_gast));
+
+    reg b_ok, b_fire, b_dec, b_bdone, b_pwr, b_pgo;
+    always @* begin
+        b_ok = mq_free[e_port[b_e] * CW +: CW] >= MQ_NEED && dq_free[e_port[b_e] * CW +: CW] >= DQ_NEED &&
+               rq_free >= RQ_NEED && wq_free >= WQ_NEED;
+        b_fire = b_any && b_ok;
+        b_adv = b_fire;
+        b_dec   = b_fire && b_done && !e_binv[b_e];
+        b_bdone = b_fire && b_done && e_binv[b_e];
+        b_pwr   = b_fire && b_acc_pull && e_acc[b_e] && !b_bogus;        // pulled line to memory
+        b_pgo   = b_fire && b_acc_pull && e_gap[b_e] && !b_pwr;          // GO now (nothing to wait for)
+    end
+    assign d2h_rsp_ready  = b_fire ? b_grant[N-1:0] : {N{1'b0}};
+    assign d2h_data_ready = b_fire ? b_grant[2*N-1:N] : {N{1'b0}};
+
+    // ------------------------------------------------------------------ lane C: S2M
+    wire [15:0]   c_dtag = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: CXL_S2M_DRS_TAG_W];
+    wire [EW-1:0] c_de   = c_dtag[EW-1:0];
+    wire          c_dok  = ((c_dtag >> EW) == 16'd0) && 32'(c_de) < NTXN && e_v[c_de] && e_mrd[c_de] &&
+                           s2m_drs_hdr[CXL_S2M_DRS_MEMOP_LSB +: CXL_S2M_DRS_MEMOP_W] == CXL_S2M_DRS_OP_MEMDATA;
+    wire          c_dfire = s2m_drs_valid && (!c_dok || dq_free[e_port[c_de] * CW +: CW] >= DQ_NEED);
+    wire [15:0]   c_ntag = s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: CXL_S2M_NDR_TAG_W];
+    wire [EW-1:0] c_ne   = c_ntag[EW-1:0];
+    wire          c_nok  = ((c_ntag >> EW) == 16'd0) && 32'(c_ne) < NTXN && e_v[c_ne] && e_wrp[c_ne] &&
+                           s2m_ndr_hdr[CXL_S2M_NDR_MEMOP_LSB +: CXL_S2M_NDR_MEMOP_W] == CXL_S2M_NDR_OP_CMP;
+    wire          c_nfire = s2m_ndr_valid && (!c_nok || mq_free[e_port[c_ne] * CW +: CW] >= MQ_NEED);
+    wire          c_ngo   = c_nfire && c_nok && e_gap[c_ne] && !e_pullp[c_ne];
+    assign s2m_drs_ready = c_dfire;
+    assign s2m_ndr_ready = c_nfire;
+
+    // ------------------------------------------------------------------ queue writes
+    always @* begin
+        mq_in_v = {N*3{1'b0}};
+        mq_in_d = {N*3*MQW{1'b0}};
+        dq_in_v = {N*2{1'b0}};
+        dq_in_d = {N*2*DQW{1'b0}};
+        for (i8 = 0; i8 < N; i8 = i8 + 1) begin
+            // lane A: snoops, or the answer of a request decided at start
+            if (a_kick && d_sh[k_vic][i8]) begin
+                mq_in_v[i8*3 + 0] = 1'b1;
+                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b0, h2d_req_h(CXL_H2D_REQ_OP_SNPINV, d_tag[k_vic],
+                                                                 snp_uqid(f0, PW'(i8)), cid_of(PW'(i8)))};
+            end else if (a_start && s_tgt[i8]) begin
+                mq_in_v[i8*3 + 0] = 1'b1;
+                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b0, h2d_req_h(s_snp, s_line, snp_uqid(s_e, PW'(i8)),
+                                                                 cid_of(PW'(i8)))};
+            end else if (a_decnow && s_port == PW'(i8) && (da_go || da_pull)) begin
+                mq_in_v[i8*3 + 0] = 1'b1;
+                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b1,
+                    da_go ? h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(da_gost), s_cqid, cid_of(s_port))
+                          : h2d_rsp_h(da_pullop, (da_pullop == CXL_H2D_RSP_OP_GO_WRITEPULL_DROP) ? 12'd0
+                                                 : pull_uqid(s_e), s_cqid, cid_of(s_port))};
+            end
+            // lane B: answer after the snoops, or the GO of a write-pull with nothing to wait for
+            if (e_port[b_e] == PW'(i8) && ((b_dec && (db_go || db_pull)) || b_pgo)) begin
+                mq_in_v[i8*3 + 1] = 1'b1;
+                mq_in_d[(i8*3 + 1)*MQW +: MQW] = {1'b1,
+                    b_pgo ? h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(e_gast[b_e]), e_cqid[b_e], cid_of(e_port[b_e]))
+                  : db_go ? h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(db_gost), e_cqid[b_e], cid_of(e_port[b_e]))
+                  : h2d_rsp_h(db_pullop, (db_pullop == CXL_H2D_RSP_OP_GO_WRITEPULL_DROP) ? 12'd0
+                                         : pull_uqid(b_e), e_cqid[b_e], cid_of(e_port[b_e]))};
+            end
+            if (e_port[b_e] == PW'(i8) && b_dec && db_fwd) begin
+                dq_in_v[i8*2 + 0] = 1'b1;
+                dq_in_d[(i8*2 + 0)*DQW +: DQW] = {e_cqid[b_e], b_fval};
+            end
+            // lane C: MemRd data to the requester; GO once the last memory write completed
+            if (c_ngo && e_port[c_ne] == PW'(i8)) begin
+                mq_in_v[i8*3 + 2] = 1'b1;
+                mq_in_d[(i8*3 + 2)*MQW +: MQW] = {1'b1, h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(e_gast[c_ne]),
+                                                                 e_cqid[c_ne], cid_of(e_port[c_ne]))};
+            end
+            if (c_dfire && c_dok && e_port[c_de] == PW'(i8)) begin
+                dq_in_v[i8*2 + 1] = 1'b1;
+                dq_in_d[(i8*2 + 1)*DQW +: DQW] = {e_cqid[c_de], s2m_drs_data};
+            end
+        end
+        rq_in_v = {a_decnow && da_mem, b_dec && db_mem};
+        rq_in_d = {EW'(s_e), s_line, EW'(b_e), e_line[b_e]};
+        wq_in_v = (b_dec && db_wfwd) || (b_bdone && bx_dirty && bx_hfwd) || b_pwr;
+        wq_in_d = {EW'(b_e), e_line[b_e], b_pwr ? b_data : b_fval};
+    end
+
+    wire c_derr = c_dfire && !c_dok;
+    wire c_nerr = c_nfire && !c_nok;
+
+    function automatic [CNT_W-1:0] sat_add(input [CNT_W-1:0] a, input [1:0] b);
+        reg [CNT_W:0] t;
+        begin
+            t = {1'b0, a} + (CNT_W+1)'(b);
+            sat_add = t[CNT_W] ? {CNT_W{1'b1}} : t[CNT_W-1:0];
+        end
+    endfunction
+
+    // ------------------------------------------------------------------ sequential state
+    wire a_dir_we = a_kick ? 1'b0 : (a_start && s_hway);
+    wire any_retire = |retire;
+    wire retry_evt = any_retire || (a_decnow && s_hway) || b_dec || b_bdone;
+    wire [N-1:0] a_sent = a_kick ? d_sh[k_vic] : s_tgt;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            e_v <= {NTXN{1'b0}};
+            e_started <= {NTXN{1'b0}};
+            e_dec <= {NTXN{1'b0}};
+            e_wp <= {NTXN{1'b0}};
+            e_awt <= {NTXN{1'b0}};
+            e_retry <= {NTXN{1'b0}};
+            e_mrd <= {NTXN{1'b0}};
+            e_wrp <= {NTXN{1'b0}};
+            e_pullp <= {NTXN{1'b0}};
+            e_gap <= {NTXN{1'b0}};
+            e_tail <= {NTXN{1'b0}};
+            e_binv <= {NTXN{1'b0}};
+            d_v <= {ND{1'b0}};
+            err_pulse <= 6'd0;
+            for (i9 = 0; i9 < NTXN; i9 = i9 + 1) begin
+                e_sent[i9] <= {N{1'b0}};
+                e_rgot[i9] <= {N{1'b0}};
+                e_fexp[i9] <= {N{1'b0}};
+                e_dgot[i9] <= {N{1'b0}};
+            end
+            for (i9 = 0; i9 < NERR; i9 = i9 + 1) e_cnt[i9] <= {CNT_W{1'b0}};
+        end else begin
+            // retire finished entries and wake their successors
+            for (i9 = 0; i9 < NTXN; i9 = i9 + 1) begin
+                if (retire[i9]) begin
+                    e_v[i9] <= 1'b0;
+                    e_started[i9] <= 1'b0;
+                    e_dec[i9] <= 1'b0;
+                    e_binv[i9] <= 1'b0;
+                    e_tail[i9] <= 1'b0;
+                    e_sent[i9] <= {N{1'b0}};
+                end
+                if (e_v[i9] && e_wp[i9] && retire[e_pred[i9]]) e_wp[i9] <= 1'b0;
+            end
+
+            // lane A
+            if (a_kick) begin
+                e_v[f0] <= 1'b1; e_binv[f0] <= 1'b1; e_started[f0] <= 1'b1; e_dec[f0] <= 1'b0;
+                e_line[f0] <= d_tag[k_vic]; e_tail[f0] <= 1'b1; e_wp[f0] <= 1'b0; e_awt[f0] <= 1'b0;
+                e_coh[f0] <= 1'b1; e_hway[f0] <= 1'b1; e_way[f0] <= k_vic;
+                e_dst[f0] <= d_st[k_vic]; e_dsh[f0] <= d_sh[k_vic];
+                e_snp[f0] <= CXL_H2D_REQ_OP_SNPINV; e_sent[f0] <= a_sent;
+                e_rgot[f0] <= {N{1'b0}}; e_fexp[f0] <= {N{1'b0}}; e_dgot[f0] <= {N{1'b0}};
+                e_keepb[f0] <= {N{1'b0}}; e_dirty[f0] <= 1'b0; e_keeps[f0] <= 1'b0; e_hfwd[f0] <= 1'b0;
+                e_mrd[f0] <= 1'b0; e_wrp[f0] <= 1'b0; e_pullp[f0] <= 1'b0; e_gap[f0] <= 1'b0;
+                e_acc[f0] <= 1'b0; e_port[f0] <= {PW{1'b0}}; e_op[f0] <= 5'd0; e_cqid[f0] <= 12'd0;
+            end
+            if (a_chain || a_alloc && (s_await || a_ok)) begin
+                // new table entry
+                e_v[f0] <= 1'b1; e_binv[f0] <= 1'b0; e_line[f0] <= n_line; e_op[f0] <= n_op;
+                e_port[f0] <= rq_gidx; e_cqid[f0] <= n_cqid; e_coh[f0] <= is_coh(n_line);
+                e_tail[f0] <= 1'b1; e_started[f0] <= 1'b0; e_dec[f0] <= 1'b0;
+                e_wp[f0] <= a_chain; e_pred[f0] <= n_tailidx; e_awt[f0] <= 1'b0; e_retry[f0] <= 1'b0;
+                e_sent[f0] <= {N{1'b0}}; e_rgot[f0] <= {N{1'b0}}; e_fexp[f0] <= {N{1'b0}};
+                e_dgot[f0] <= {N{1'b0}};
+                e_mrd[f0] <= 1'b0; e_wrp[f0] <= 1'b0; e_pullp[f0] <= 1'b0; e_gap[f0] <= 1'b0;
+                if (a_chain) e_tail[n_tailidx] <= 1'b0;
+            end
+            if ((a_int || a_alloc) && s_await && !a_chain) begin
+                e_awt[s_e] <= 1'b1;
+                e_retry[s_e] <= 1'b0;
+            end
+            if (a_start) begin
+                e_started[s_e] <= 1'b1; e_awt[s_e] <= 1'b0; e_retry[s_e] <= 1'b0;
+                e_hway[s_e] <= s_hway; e_way[s_e] <= s_way; e_dst[s_e] <= s_st; e_dsh[s_e] <= s_sh;
+                e_snp[s_e] <= s_snp; e_sent[s_e] <= a_sent;
+                e_rgot[s_e] <= {N{1'b0}}; e_fexp[s_e] <= {N{1'b0}}; e_dgot[s_e] <= {N{1'b0}};
+                e_keepb[s_e] <= {N{1'b0}}; e_dirty[s_e] <= 1'b0; e_keeps[s_e] <= 1'b0; e_hfwd[s_e] <= 1'b0;
+                e_dec[s_e] <= a_decnow;
+                e_mrd[s_e] <= a_decnow && da_mem;
+                e_wrp[s_e] <= 1'b0;
+                e_pullp[s_e] <= a_decnow && da_pull && da_pullop != CXL_H2D_RSP_OP_GO_WRITEPULL_DROP;
+                e_acc[s_e] <= da_acc;
+                e_gap[s_e] <= a_decnow && da_ga;
+                e_gast[s_e] <= da_gast;
+            end
+            if (a_dir_we) begin
+                if (!a_decnow) begin
+                    if (!s_hit) begin  // reserve the way; the answer writes the real state
+                        d_v[s_way] <= 1'b1; d_tag[s_way] <= s_line; d_st[s_way] <= DI; d_sh[s_way] <= {N{1'b0}};
+                    end
+                end else if (da_sh == {N{1'b0}}) begin
+                    d_v[s_way] <= 1'b0;
+                end else begin
+                    d_v[s_way] <= 1'b1; d_tag[s_way] <= s_line; d_st[s_way] <= da_st; d_sh[s_way] <= da_sh;
+                end
+            end
+
+            // a way or an entry may have become free: waiting-for-way entries try again
+            for (i9 = 0; i9 < NTXN; i9 = i9 + 1)
+                if (retry_evt && e_awt[i9]) e_retry[i9] <= 1'b1;
+            if (retry_evt && (a_int || a_alloc) && s_await && !a_chain) e_retry[s_e] <= 1'b1;
+
+            // lane B
+            if (b_fire && (b_acc_rsp || b_acc_data || b_clr_d)) begin
+                e_rgot[b_e] <= bx_rgot; e_fexp[b_e] <= bx_fexp; e_dgot[b_e] <= bx_dgot;
+                e_keepb[b_e] <= bx_keepb; e_dirty[b_e] <= bx_dirty; e_keeps[b_e] <= bx_keeps;
+                e_hfwd[b_e] <= bx_hfwd;
+                if (b_acc_data) e_fbuf[b_e] <= b_data;
+            end
+            if (b_dec) begin
+                e_dec[b_e] <= 1'b1;
+                e_mrd[b_e] <= db_mem;
+                e_wrp[b_e] <= db_wfwd;
+                e_pullp[b_e] <= db_pull && db_pullop != CXL_H2D_RSP_OP_GO_WRITEPULL_DROP;
+                e_acc[b_e] <= db_acc;
+                e_gap[b_e] <= db_ga;
+                e_gast[b_e] <= db_gast;
+                if (e_coh[b_e] && e_hway[b_e]) begin
+                    if (db_sh == {N{1'b0}}) begin
+                        d_v[e_way[b_e]] <= 1'b0;
+                    end else begin
+                        d_st[e_way[b_e]] <= db_st; d_sh[e_way[b_e]] <= db_sh;
+                    end
+                end
+            end
+            if (b_bdone) begin
+                e_dec[b_e] <= 1'b1;
+                e_wrp[b_e] <= bx_dirty && bx_hfwd;
+                d_v[e_way[b_e]] <= 1'b0;
+            end
+            if (b_fire && b_acc_pull) begin
+                e_pullp[b_e] <= 1'b0;
+                e_wrp[b_e] <= b_pwr;
+                if (b_pgo) e_gap[b_e] <= 1'b0;
+            end
+
+            // lane C
+            if (c_dfire && c_dok) e_mrd[c_de] <= 1'b0;
+            if (c_nfire && c_nok) begin
+                e_wrp[c_ne] <= 1'b0;
+                if (c_ngo) e_gap[c_ne] <= 1'b0;
+            end
+
+            // errors
+            err_pulse <= 6'd0;
+            err_pulse[E_ILL] <= a_ill;
+            err_pulse[E_USRSP] <= b_fire && b_err[E_USRSP];
+            err_pulse[E_USDATA] <= b_fire && b_err[E_USDATA];
+            err_pulse[E_WRONG] <= b_fire && b_err[E_WRONG];
+            err_pulse[E_ILLRSP] <= b_fire && b_err[E_ILLRSP];
+            err_pulse[E_USMEM] <= c_derr || c_nerr;
+            for (i9 = 0; i9 < NERR; i9 = i9 + 1) begin
+                if (i9 == E_USMEM) begin
+                    if (c_derr || c_nerr) e_cnt[i9] <= sat_add(e_cnt[i9], {1'b0, c_derr} + {1'b0, c_nerr});
+                end else if ((i9 == E_ILL) ? a_ill : (b_fire && b_err[i9])) begin
+                    e_cnt[i9] <= sat_add(e_cnt[i9], 2'd1);
+                end
+            end
+        end
+    end
+
+    generate
+        for (g = 0; g < NERR; g = g + 1) begin : g_cnt
+            assign err_count[g*CNT_W +: CNT_W] = e_cnt[g];
+        end
+    endgenerate
+endmodule
