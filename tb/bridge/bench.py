@@ -1,0 +1,100 @@
+"""`make bench` figures of the XLink-CXL bridge (issue 5), measured on xbridge_core in simulation.
+
+bench() builds three configurations (UALink with/without the HBM buffer, NVLink with it), runs
+tb/bridge/tb_bench.py and returns:
+* bridge.miss_conversion_latency_cycles: XLink 64 B read in -> response out, minus the far side's
+  time (fixed FAR cycles in the CXL memory), header-table miss, cache miss.
+* bridge.hdr_table_saving_cycles: the same with the pre-converted header found in the table.
+* bridge.hit_latency_cycles: 64 B read answered from the hot-line cache (HBM timing included).
+* bridge.throughput_bytes_per_cycle.*: XLink wire bytes per cycle for back-to-back 256 B requests:
+  UALink in 640 B DL flits (9 TL slots each), NVLink in 272 B packets; with the link rates of
+  targets.md at 1 GHz (UALink 100 B/cycle per x4 port, NVLink 50 B/cycle per link) for comparison.
+  Plain keys: a near-ideal far side (FAR_FAST cycles): the bridge datapath limit. ".far284" keys:
+  far side at 284 cycles: bounded by outstanding capacity (NROB requests, WB_DEPTH posted lines).
+  ".nrob16_wb32" keys: the same datapath with NROB=16, WB_DEPTH=32.
+* bridge.hbm_hit_rate.* and bridge.latency_saved_cycles.*: tensor (reuse-heavy) and streaming
+  traces, buffer on vs off (negative saved = the buffer made it worse).
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from models.bridge import NVLINK, UALINK
+from models.bridge.packets import NV_FLIT_BYTES, UAL_DL_BYTES, UAL_DL_SLOTS
+from tb.bridge.env import TbConfig
+from tb.common.runner import rtl_sources, run_cocotb
+
+SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
+           "common/skid_buffer.v")
+LINK_RATE = {UALINK: 100.0, NVLINK: 50.0}     # GB/s per port/link per direction = B/cycle at 1 GHz
+BENCH_SETS = 256                               # hot-line cache lines for the measurements (16 KB)
+BENCH_INFLIGHT = 32                            # HBM accesses in flight: ~ latency x 2 pseudo-channels
+FAR = 284                                      # far-side read latency, CAL-CXL-ASIC in targets.md
+FAR_FAST = 8                                   # a near-ideal far side: exposes the datapath limit
+
+
+def _run(cfg: TbConfig, tests: list[str], out: Path, far: int = FAR, tag: str = "") -> None:
+    cfg = replace(cfg, bridge=replace(cfg.bridge, flavor=cfg.flavor))
+    run_cocotb(top="xbridge_core", sources=rtl_sources(*SOURCES), test_module="tb.bridge.tb_bench",
+               parameters=cfg.params(), name=f"xbridge_bench_{cfg.flavor}_{cfg.buf_en}{tag}",
+               testcase=tests, seed=1, build_args=("--output-split", "0"),
+               extra_env={"XB_CFG": cfg.to_json(), "XB_BENCH_OUT": str(out), "XB_FAR": str(far),
+                          "XB_TAG": tag})
+
+
+def bench() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as td:
+        out = Path(td)
+        ual = TbConfig(flavor=UALINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
+        nv = TbConfig(flavor=NVLINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
+        _run(ual, ["latency", "throughput", "traces"], out)
+        _run(ual, ["throughput"], out, far=FAR_FAST)
+        _run(TbConfig(flavor=UALINK, buf_en=0, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT),
+             ["latency", "traces"], out)
+        _run(nv, ["throughput"], out)
+        _run(nv, ["throughput"], out, far=FAR_FAST)
+        big = replace(ual, nrob=16, wb_depth=32)
+        _run(big, ["throughput"], out, far=FAR_FAST, tag="big")
+        r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+    lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
+    res: dict[str, float] = {
+        "bridge.miss_conversion_latency_cycles": ln["miss_conversion_latency_cycles"],
+        "bridge.miss_conversion_latency_ht_hit_cycles": ln["miss_conversion_latency_ht_hit_cycles"],
+        "bridge.hdr_table_saving_cycles": ln["hdr_table_saving_cycles"],
+        "bridge.miss_conversion_latency_cycles_buf_on": lb["miss_conversion_latency_cycles"],
+        "bridge.hit_latency_cycles": lb["hit_latency_cycles"],
+        "bridge.far_side_cycles": float(lb["far_cycles"]),
+    }
+    ual_b_per_beat = UAL_DL_BYTES / UAL_DL_SLOTS          # one TL slot's share of a DL flit
+    nv_pkt = 17 * NV_FLIT_BYTES                            # 272 B: header + 16 data flits
+    for far, tag in ((FAR_FAST, ""), (FAR, ".far284")):
+        tu, tn = r[f"throughput_buf1_ualink_far{far}"], r[f"throughput_buf1_nvlink_far{far}"]
+        for d in ("wr", "rd"):
+            res[f"bridge.throughput_bytes_per_cycle{tag}.ualink_{d}"] = tu[f"{d}_beats_per_cycle"] * ual_b_per_beat
+            res[f"bridge.throughput_bytes_per_cycle{tag}.nvlink_{d}"] = tn[f"{d}_pkts_per_cycle"] * nv_pkt
+    tb = r[f"throughput_buf1_ualink_far{FAR_FAST}_big"]
+    for d in ("wr", "rd"):
+        res[f"bridge.throughput_bytes_per_cycle.nrob16_wb32.ualink_{d}"] = tb[f"{d}_beats_per_cycle"] * ual_b_per_beat
+    res["bridge.throughput_bytes_per_cycle"] = min(
+        res["bridge.throughput_bytes_per_cycle.ualink_wr"], res["bridge.throughput_bytes_per_cycle.ualink_rd"])
+    for fl in (UALINK, NVLINK):
+        res[f"bridge.link_rate_bytes_per_cycle.{fl}"] = LINK_RATE[fl]
+        res[f"bridge.throughput_vs_link.{fl}"] = min(
+            res[f"bridge.throughput_bytes_per_cycle.{fl}_wr"],
+            res[f"bridge.throughput_bytes_per_cycle.{fl}_rd"]) / LINK_RATE[fl]
+    on, off = r["traces_buf1_ualink"], r["traces_buf0_ualink"]
+    for t in ("tensor", "stream"):
+        res[f"bridge.hbm_hit_rate.{t}"] = on[t]["hit_rate"]
+        res[f"bridge.mean_read_latency_cycles.{t}.buf_on"] = on[t]["mean_read_latency"]
+        res[f"bridge.mean_read_latency_cycles.{t}.buf_off"] = off[t]["mean_read_latency"]
+        res[f"bridge.latency_saved_cycles.{t}"] = off[t]["mean_read_latency"] - on[t]["mean_read_latency"]
+    res["bridge.hbm_hit_rate"] = res["bridge.hbm_hit_rate.tensor"]
+    return res
+
+
+if __name__ == "__main__":
+    for k, v in bench().items():
+        print(f"{k:55s} {v:10.3f}")

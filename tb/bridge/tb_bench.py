@@ -1,0 +1,209 @@
+"""Measurement runs of xbridge_core for tb/bridge/bench.py (cycle counts from the simulation).
+
+One falling-edge loop drives the XLink side, sinks responses (always ready) and plays a CXL memory
+with a fixed far-side latency FAR (always ready), so every number is a property of the bridge.
+Results go to $XB_BENCH_OUT/<test>.json.
+"""
+from __future__ import annotations
+
+import heapq
+import json
+import os
+from pathlib import Path
+
+import cocotb
+from cocotb.triggers import FallingEdge, ReadOnly
+
+from models.bridge import Packet, XlHeader, XlOp, len_field_for
+from models.cxl.messages import H2DData, M2SReq, M2SRwD, S2MDRS, S2MNDR
+from tb.bridge.env import TbConfig, default_line
+from tb.common.clock import ClockReset
+from tb.common.seeds import announce_seed, named_rng
+
+FAR = int(os.environ.get("XB_FAR", "284"))   # CAL-CXL-ASIC (targets.md): far-side read latency
+
+
+class Harness:
+    def __init__(self, dut: object, cfg: TbConfig) -> None:
+        self.dut, self.cfg = dut, cfg
+        self.cyc = 0
+        self.q: list[tuple[int, int, str, tuple]] = []
+        self.n = 0
+        self.rx_hdr_cycle: list[int] = []
+        self.tx_last_cycle: list[int] = []
+        self.tx_beats = 0
+        self.rx_beats = 0
+        self.mem: dict[int, bytes] = {}
+
+    async def run(self, pkts: list[Packet], gap: int = 0, max_cycles: int = 200000) -> None:
+        dut, fl = self.dut, self.cfg.flavor
+        beats = [[(b, last) for b, last in p.beats(fl)] for p in pkts]
+        pi = bi = 0
+        wait = 0
+        cur = {"drs": None, "ndr": None, "h2d": None}
+        for s in ("xl_tx_ready", "m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready"):
+            getattr(dut, s).value = 1
+        while self.cyc < max_cycles:
+            await FallingEdge(dut.clk)
+            self.cyc += 1
+            if pi < len(beats) and wait <= 0:
+                dut.xl_rx_valid.value = 1
+                dut.xl_rx_data.value, dut.xl_rx_last.value = beats[pi][bi][0], int(beats[pi][bi][1])
+            else:
+                dut.xl_rx_valid.value = 0
+                wait -= 1
+            for ch in cur:
+                cur[ch] = None
+            while self.q and self.q[0][0] <= self.cyc and cur[self.q[0][2]] is None:
+                _, _, ch, it = heapq.heappop(self.q)
+                cur[ch] = it
+            self._drive(cur)
+            await ReadOnly()
+            if int(dut.xl_rx_valid.value) and int(dut.xl_rx_ready.value):
+                self.rx_beats += 1
+                if bi == 0:
+                    self.rx_hdr_cycle.append(self.cyc)
+                bi += 1
+                if bi == len(beats[pi]):
+                    pi, bi, wait = pi + 1, 0, gap
+            if int(dut.xl_tx_valid.value):
+                self.tx_beats += 1
+                if int(dut.xl_tx_last.value):
+                    self.tx_last_cycle.append(self.cyc)
+            if int(dut.m2s_req_valid.value):
+                r = M2SReq.from_canonical(int(dut.m2s_req_hdr.value))
+                self._push(FAR, "drs", (r.tag, r.addr))
+            if int(dut.m2s_rwd_valid.value):
+                w = M2SRwD.from_canonical(int(dut.m2s_rwd_hdr.value))
+                self.mem[w.addr] = int(dut.m2s_rwd_data.value).to_bytes(64, "little")
+                self._push(FAR, "ndr", (w.tag,))
+            if int(dut.d2h_req_valid.value):
+                self._push(FAR, "h2d", (int(dut.d2h_req_hdr.value),))
+            if pi == len(beats) and len(self.tx_last_cycle) >= len(pkts):
+                break
+        assert len(self.tx_last_cycle) >= len(pkts), "bench run did not finish"
+
+    def _push(self, lat: int, ch: str, it: tuple) -> None:
+        self.n += 1
+        heapq.heappush(self.q, (self.cyc + lat, self.n, ch, it))
+
+    def _drive(self, cur: dict) -> None:
+        dut = self.dut
+        d = cur["drs"]
+        dut.s2m_drs_valid.value = int(d is not None)
+        if d is not None:
+            tag, line = d
+            dut.s2m_drs_hdr.value = S2MDRS(tag=tag).to_canonical()
+            dut.s2m_drs_data.value = int.from_bytes(self.mem.get(line, default_line(line)), "little")
+        n = cur["ndr"]
+        dut.s2m_ndr_valid.value = int(n is not None)
+        if n is not None:
+            dut.s2m_ndr_hdr.value = S2MNDR(tag=n[0]).to_canonical()
+        h = cur["h2d"]
+        dut.h2d_data_valid.value = int(h is not None)
+        if h is not None:
+            dut.h2d_data_hdr.value = H2DData(cqid=h[0] >> 5 & 0xFFF).to_canonical()
+
+    def latencies(self) -> list[int]:
+        return [t - h for h, t in zip(self.rx_hdr_cycle, self.tx_last_cycle)]
+
+
+def cfg_and_out() -> tuple[TbConfig, Path]:
+    out = Path(os.environ["XB_BENCH_OUT"])
+    out.mkdir(parents=True, exist_ok=True)
+    return TbConfig.from_env(), out
+
+
+def req(cfg: TbConfig, op: int, line_off: int, nlines: int, tag: int = 0) -> Packet:
+    n = nlines if op == XlOp.WRITE else 0
+    return Packet(XlHeader(op, tag % 1024, 1, len_field_for(cfg.flavor, 64 * nlines),
+                           cfg.bridge.win_base + 64 * line_off),
+                  tuple(bytes([tag & 0xFF]) * 64 for _ in range(n)))
+
+
+async def fresh(dut: object, first: bool = False) -> None:
+    """Reset the DUT between runs (the clock is started once per test)."""
+    if not first:
+        await FallingEdge(dut.clk)
+    for s in ("xl_rx_valid", "s2m_drs_valid", "s2m_ndr_valid", "h2d_data_valid"):
+        getattr(dut, s).value = 0
+    cr = ClockReset(dut.clk, dut.rst)
+    await (cr.start() if first else cr.reset())
+
+
+@cocotb.test(timeout_time=2000, timeout_unit="us")
+async def latency(dut: object) -> None:
+    """Isolated 64 B reads: cold (table miss, cache miss), repeated shape (table hit), and hits."""
+    cfg, out = cfg_and_out()
+    await fresh(dut, first=True)
+    h = Harness(dut, cfg)
+    cold = [req(cfg, XlOp.READ, 1000 + 37 * k, 1, k) for k in range(8)]       # distinct shapes
+    await h.run(cold, gap=FAR + 100)
+    miss = [lat - FAR for lat in h.latencies()]
+    h2 = Harness(dut, cfg)
+    await fresh(dut)
+    again = [req(cfg, XlOp.READ, 2000, 1, k) for k in range(8)]               # same shape 8x
+    await h2.run(again, gap=FAR + 100)
+    lats = h2.latencies()
+    res = {"miss_conversion_latency_cycles": sum(miss) / len(miss),
+           "far_cycles": FAR, "raw_first": lats[0]}
+    if cfg.buf_en:
+        res["hit_latency_cycles"] = sum(lats[1:]) / len(lats[1:])             # cache hits
+    else:
+        ht = [lat - FAR for lat in lats[1:]]                                    # table hits, no cache
+        res["miss_conversion_latency_ht_hit_cycles"] = sum(ht) / len(ht)
+        res["hdr_table_saving_cycles"] = res["miss_conversion_latency_cycles"] - sum(ht) / len(ht)
+        res["stat_ht_hit"] = int(dut.stat_ht_hit.value)
+    (out / f"latency_buf{cfg.buf_en}_{cfg.flavor}.json").write_text(json.dumps(res))
+
+
+@cocotb.test(timeout_time=5000, timeout_unit="us")
+async def throughput(dut: object) -> None:
+    """Back-to-back 256 B writes (request direction) and 256 B reads (response direction)."""
+    cfg, out = cfg_and_out()
+    await fresh(dut, first=True)
+    h = Harness(dut, cfg)
+    wr = [req(cfg, XlOp.WRITE, 4 * (k % 64), 4, k) for k in range(200)]
+    await h.run(wr)
+    wr_cycles = h.rx_hdr_cycle[-1] - h.rx_hdr_cycle[0]
+    wr_pkts = len(wr) - 1
+    await fresh(dut)
+    h2 = Harness(dut, cfg)
+    rd = [req(cfg, XlOp.READ, 4 * (k % 64), 4, k) for k in range(200)]
+    await h2.run(rd)
+    rd_cycles = h2.tx_last_cycle[-1] - h2.tx_last_cycle[50]
+    rd_pkts = len(rd) - 1 - 50
+    res = {"wr_pkts_per_cycle": wr_pkts / wr_cycles, "rd_pkts_per_cycle": rd_pkts / rd_cycles,
+           "wr_beats_per_cycle": 5 * wr_pkts / wr_cycles, "rd_beats_per_cycle": 5 * rd_pkts / rd_cycles}
+    tag = os.environ.get("XB_TAG", "")
+    (out / f"throughput_buf{cfg.buf_en}_{cfg.flavor}_far{FAR}{'_' + tag if tag else ''}.json").write_text(
+        json.dumps(res))
+
+
+@cocotb.test(timeout_time=20000, timeout_unit="us")
+async def traces(dut: object) -> None:
+    """Reuse-heavy tensor trace and streaming trace: hit rate and mean request latency."""
+    announce_seed()
+    cfg, out = cfg_and_out()
+    rng = named_rng("bench_traces", 1)          # fixed seed: same trace for every configuration
+    res = {}
+    # tensor: 12 weight tiles of 4 lines re-read across 6 passes, activations written each pass
+    tensor = []
+    for p in range(6):
+        order = list(range(12))
+        rng.shuffle(order)
+        for t in order:
+            tensor.append(req(cfg, XlOp.READ, 4 * t, 4, len(tensor)))
+            if rng.random() < 0.25:
+                tensor.append(req(cfg, XlOp.WRITE, 4096 + 4 * rng.randrange(64), 4, len(tensor)))
+    stream = [req(cfg, XlOp.READ, 8192 + 4 * k, 4, k) for k in range(96)]
+    for k, (name, trace) in enumerate((("tensor", tensor), ("stream", stream))):
+        await fresh(dut, first=(k == 0))
+        h = Harness(dut, cfg)
+        await h.run(trace, gap=16)
+        lats = [lat for lat, p in zip(h.latencies(), trace) if p.hdr.opcode == XlOp.READ]
+        hit, fwd, miss = (int(dut.stat_hit.value), int(dut.stat_fwd.value), int(dut.stat_miss.value))
+        res[name] = {"mean_read_latency": sum(lats) / len(lats), "hits": hit, "fwd": fwd,
+                     "misses": miss, "hit_rate": (hit + fwd) / max(1, hit + fwd + miss),
+                     "cycles": h.cyc}
+    (out / f"traces_buf{cfg.buf_en}_{cfg.flavor}.json").write_text(json.dumps(res))

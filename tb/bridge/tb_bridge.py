@@ -1,0 +1,296 @@
+"""cocotb/pyuvm tests of xbridge_core (entry point: tests/test_bridge.py)."""
+from __future__ import annotations
+
+import os
+import random
+
+import cocotb
+import pyuvm
+from cocotb.triggers import ClockCycles, FallingEdge
+from pyuvm import uvm_test
+
+from models.bridge import Packet, XlHeader, XlOp, XlStatus
+from tb.bridge.env import (BridgeEnv, TbConfig, beats_payloads, make_packet, new_ref, outcome,
+                           size_bins)
+from tb.common.clock import ClockReset
+from tb.common.patterns import Pattern
+from tb.common.seeds import announce_seed, component_rng
+
+HOT_LINES = 32
+
+
+class BridgeBase(uvm_test):
+    """Builds the env; subclasses define traffic() and the patterns."""
+
+    enforce_cov = False
+
+    def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
+        return (Pattern.random(0.8, rng), Pattern.random(0.7, rng), Pattern.random(0.6, rng),
+                (10, 120))
+
+    def build_phase(self) -> None:
+        self.cfg = TbConfig.from_env()
+        self.rng = component_rng(self)
+        idle, sink, rdy, lat = self.patterns(self.rng)
+        self.env = BridgeEnv("env", self, self.cfg, idle, sink, rdy, lat, cov=self.enforce_cov)
+        self.sent: list[tuple[Packet, Packet, list[bool]]] = []
+        self.tag = 0
+
+    def end_of_elaboration_phase(self) -> None:
+        cg = self.env.cov.group("xbridge")
+        cg.coverpoint("op", ["read", "write"])
+        cg.coverpoint("size", size_bins())
+        buf = self.cfg.buf_en
+        cg.coverpoint("res", ["hit", "miss", "coh"] if buf else ["miss", "coh"])
+        cg.cross("op_x_size_x_res", ["op", "size", "res"],
+                 ignore=lambda c: (c[0] == "write" and c[2] == "coh") or (not buf and c[2] == "hit"))
+        self.cg = cg
+        self.eg = None
+
+    # ------------------------------------------------------------------ traffic helpers
+    def base(self) -> int:
+        return self.cfg.bridge.win_base
+
+    def pkt(self, op: int, off: int, nbytes: int) -> Packet:
+        self.tag = (self.tag + 1) % 1024
+        return make_packet(self.cfg, self.rng, op, self.base() + off, nbytes, self.tag,
+                           self.rng.randrange(1024))
+
+    def random_req(self, p_hot: float = 0.65) -> Packet:
+        r = self.rng
+        nl = r.randint(1, 4)
+        u = r.random()
+        if u < 0.1:
+            return self.pkt(XlOp.READ, self.cfg.bridge.coh_off + 64 * r.randrange(64), 64 * nl)
+        op = XlOp.READ if r.random() < 0.65 else XlOp.WRITE
+        if u < 0.1 + p_hot:
+            off = 64 * r.randrange(HOT_LINES - nl + 1)
+        else:
+            off = 64 * r.randrange(16384)
+        return self.pkt(op, off, 64 * nl)
+
+    async def send(self, pkt: Packet) -> None:
+        exp, _, local = self.ref.process(pkt)
+        self.env.sb.write_expected(exp)
+        self.sent.append((pkt, exp, local))
+        await self.env.xl.send(beats_payloads(self.cfg, pkt))
+
+    async def send_raw(self, pkt: Packet, beats: list[dict[str, int]], status: XlStatus) -> None:
+        """A malformed packet: expected answer is ERR with `status` (checked against the model)."""
+        exp, _, local = self.ref.process(pkt)
+        assert exp.hdr.status == status, f"model says {exp.hdr.status}, test meant {status}"
+        self.env.sb.write_expected(exp)
+        self.sent.append((pkt, exp, local))
+        await self.env.xl.send(beats)
+
+    async def wait_responses(self, max_cycles: int = 50000) -> None:
+        clk = cocotb.top.clk
+        for _ in range(max_cycles):
+            if len(self.env.asm.packets) >= len(self.sent):
+                return
+            await FallingEdge(clk)
+        raise AssertionError(f"only {len(self.env.asm.packets)}/{len(self.sent)} responses arrived")
+
+    async def wait_wb_empty(self, max_cycles: int = 20000) -> None:
+        dut = cocotb.top
+        for _ in range(max_cycles):
+            await FallingEdge(dut.clk)
+            if int(dut.wb_empty.value) and not int(dut.m2s_rwd_valid.value):
+                await ClockCycles(dut.clk, 200)     # let the last NDRs land in memory
+                return
+        raise AssertionError("write buffer did not drain")
+
+    # ------------------------------------------------------------------ run
+    async def traffic(self) -> None:
+        raise NotImplementedError
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        announce_seed(self.logger)
+        dut = cocotb.top
+        await ClockReset(dut.clk, dut.rst).start()
+        self.ref = new_ref(self.cfg)
+        self.ref.nxm = self.env.mem.nxm
+        await self.traffic()
+        await self.wait_responses()
+        await self.wait_wb_empty()
+        self.final_checks()
+        self.drop_objection()
+
+    def final_checks(self) -> None:
+        dut = cocotb.top
+        mem, ref = self.env.mem, self.ref
+        bad = [ln for ln, d in ref.mem.items() if mem.read(ln) != d]
+        for ln in bad[:3]:
+            self.logger.error(f"line {ln:#x}: cxl {mem.read(ln).hex()[:32]} in_mem={ln in mem.mem} "
+                              f"ref {ref.mem[ln].hex()[:32]}")
+        assert not bad, f"{len(bad)} CXL lines differ from the reference after drain, e.g. {bad[0]:#x}"
+        extra = [ln for ln in mem.mem if ln not in ref.mem]
+        assert not extra, f"bridge wrote lines the reference never wrote: {extra[:4]}"
+        n_err = sum(1 for _, e, _ in self.sent if e.hdr.opcode == XlOp.ERR)
+        assert int(dut.stat_err.value) == n_err, f"stat_err {int(dut.stat_err.value)} != {n_err}"
+        assert int(dut.stat_proto_err.value) == 0, "bridge saw CXL responses with unknown tags"
+        assert self.env.dbg.hbm_checked > 0 or not self.cfg.buf_en or self.ref.cache is None \
+            or self.ref.cache.hits == 0, "HBM accesses happened but none was checked"
+        for k, (pkt, exp, _) in enumerate(self.sent):
+            kinds = self.env.dbg.kinds.get(k, [])
+            if exp.hdr.opcode == XlOp.ERR:
+                if self.eg is not None:
+                    self.eg.sample(status=XlStatus(exp.hdr.status).name)
+                if exp.hdr.status != XlStatus.CXL_ERR:
+                    assert not kinds, f"request {k} answered with error but issued lines {kinds}"
+                continue
+            nl = len(kinds)
+            assert nl == (len(exp.lines) if pkt.hdr.opcode == XlOp.READ else len(pkt.lines)), \
+                f"request {k}: {nl} lines issued"
+            self.cg.sample(op="read" if pkt.hdr.opcode == XlOp.READ else "write", size=64 * nl,
+                           res=outcome(kinds))
+        self.logger.info(f"{len(self.sent)} requests, stats hit={int(dut.stat_hit.value)} "
+                         f"fwd={int(dut.stat_fwd.value)} miss={int(dut.stat_miss.value)} "
+                         f"ht_hit={int(dut.stat_ht_hit.value)} err={int(dut.stat_err.value)} "
+                         f"cxl={self.env.mem.counts} hbm_checked={self.env.dbg.hbm_checked}")
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeRandomTest(BridgeBase):
+    """Random sizes/addresses, hot-set reuse, coherent reads, back-pressure on both sides and
+    out-of-order CXL completions; coverage of opcode x size x hit/miss must be complete."""
+
+    enforce_cov = True
+    n_req = 260 * (10 if os.environ.get("SOAK") else 1)
+
+    async def traffic(self) -> None:
+        for _ in range(self.n_req):
+            await self.send(self.random_req())
+        # make sure every (op, size) meets a warm line at least once
+        for nl in range(1, 5):
+            for op in (XlOp.WRITE, XlOp.READ, XlOp.READ):
+                await self.send(self.pkt(op, 64 * 4 * nl, 64 * nl))
+            await self.wait_responses()
+        for nl in range(1, 5):
+            await self.send(self.pkt(XlOp.READ, self.cfg.bridge.coh_off + 64 * 8 * nl, 64 * nl))
+            await self.send(self.pkt(XlOp.READ, 64 * (20000 + 8 * nl), 64 * nl))
+            await self.send(self.pkt(XlOp.WRITE, 64 * (30000 + 8 * nl), 64 * nl))
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeSequentialTest(BridgeBase):
+    """One request at a time: the RTL's cache hit/miss per line and its header-table hits must be
+    exactly what the policy model predicts."""
+
+    def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
+        return Pattern.always(), Pattern.always(), Pattern.always(), (30, 30)
+
+    async def traffic(self) -> None:
+        # tensor-tile reuse: a few request shapes recur (header-table hits), the rest is random
+        tiles = []
+        for _ in range(6):
+            nl = self.rng.randint(1, 4)
+            tiles.append((self.rng.choice([XlOp.READ, XlOp.READ, XlOp.WRITE]),
+                          64 * self.rng.randrange(HOT_LINES - nl + 1), 64 * nl))
+        for _ in range(140):
+            if self.rng.random() < 0.5:
+                op, off, nb = self.rng.choice(tiles)
+                await self.send(self.pkt(op, off, nb))
+            else:
+                await self.send(self.random_req(p_hot=0.8))
+            await self.wait_responses()
+
+    def final_checks(self) -> None:
+        super().final_checks()
+        dut = cocotb.top
+        hits = 0
+        for k, (pkt, exp, local) in enumerate(self.sent):
+            if pkt.hdr.opcode != XlOp.READ or exp.hdr.opcode == XlOp.ERR:
+                continue
+            kinds = self.env.dbg.kinds.get(k, [])
+            got = [kd == "hit" for kd in kinds]
+            assert got == local, f"request {k} {pkt.hdr}: RTL lines {kinds}, model hits {local}"
+            hits += sum(local)
+        assert int(dut.stat_hit.value) == hits
+        if self.cfg.buf_en:
+            assert hits > 20, f"reuse-heavy traffic gave only {hits} hits"
+        assert self.ref.htab is not None
+        assert int(dut.stat_ht_hit.value) == self.ref.htab.hits, \
+            f"header-table hits {int(dut.stat_ht_hit.value)} vs model {self.ref.htab.hits}"
+        assert self.ref.htab.hits > 10
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeErrorTest(BridgeBase):
+    """Malformed packets (bad opcode, bad length, wrong data-beat count, misaligned, outside the
+    window, write to the coherent range) and far-side NXM, mixed with good traffic: each gets one
+    error response, the count matches, good requests are unaffected."""
+
+    enforce_cov = True
+
+    def end_of_elaboration_phase(self) -> None:
+        super().end_of_elaboration_phase()
+        self.env.cov.groups.pop("xbridge")     # only the error bins are this test's goal
+        self.eg = self.env.cov.group("errors")
+        self.eg.coverpoint("status", [s.name for s in XlStatus if s != XlStatus.OK])
+
+    def bad_len_field(self) -> int:
+        if self.cfg.flavor == "ualink":
+            return self.rng.choice([0, 32, 100, 320, 511])
+        return self.rng.choice([0, 2, 3, 5, 17, 31])
+
+    async def traffic(self) -> None:
+        r, b = self.rng, self.cfg.bridge
+        nxm_line = (b.hpa_base >> 6) + 5000
+        self.env.mem.nxm.add(nxm_line)
+        for _ in range(160):
+            u = r.random()
+            if u < 0.5:
+                await self.send(self.random_req())
+                continue
+            kind = r.randrange(7)
+            if kind == 0:
+                op = r.choice([0, 3, 7, 8, 0xF])
+                pkt = self.pkt(XlOp.READ, 0, 64)
+                pkt = Packet(XlHeader(op, pkt.hdr.tag, pkt.hdr.src, pkt.hdr.len, pkt.hdr.addr))
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_OP)
+            elif kind == 1:
+                h = self.pkt(XlOp.READ, 0, 64).hdr
+                pkt = Packet(XlHeader(XlOp.READ, h.tag, h.src, self.bad_len_field(), h.addr))
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_LEN)
+            elif kind == 2:
+                good = self.pkt(XlOp.WRITE, 64 * r.randrange(16), 64 * r.randint(1, 4))
+                lines = good.lines[:-1] if r.random() < 0.5 else good.lines + (r.randbytes(64),)
+                pkt = Packet(good.hdr, lines)
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_LEN)
+            elif kind == 3:
+                pkt = self.pkt(XlOp.READ, 64 * r.randrange(16) + r.choice([8, 16, 32]), 64)
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_ALIGN)
+            elif kind == 4:
+                off = r.choice([-64, -4096, b.win_size, b.win_size - 64])
+                nb = 128 if off == b.win_size - 64 else 64
+                pkt = self.pkt(XlOp.READ, off, nb)
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_ADDR)
+            elif kind == 5:
+                pkt = self.pkt(XlOp.WRITE, b.coh_off - 64 * r.randint(0, 2), 64 * r.randint(3, 4))
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.COH_WR)
+            else:
+                pkt = self.pkt(XlOp.READ, (nxm_line - (b.hpa_base >> 6)) * 64 - 64 * r.randint(0, 1), 128)
+                await self.send(pkt)
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeWriteBurstTest(BridgeBase):
+    """Back-to-back write bursts into a few lines against a slow far side (writes coalesce in the
+    write buffer, reads are forwarded from it), then read-back of everything."""
+
+    def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
+        return Pattern.always(), Pattern.random(0.8, rng), Pattern.random(0.3, rng), (100, 200)
+
+    async def traffic(self) -> None:
+        r = self.rng
+        for _ in range(3):
+            for _ in range(30):
+                nl = r.randint(1, 4)
+                await self.send(self.pkt(XlOp.WRITE, 64 * r.randrange(24 - nl + 1), 64 * nl))
+            for _ in range(10):
+                nl = r.randint(1, 4)
+                await self.send(self.pkt(XlOp.READ, 64 * r.randrange(24 - nl + 1), 64 * nl))
+        for k in range(6):
+            await self.send(self.pkt(XlOp.READ, 256 * k, 256))

@@ -1,0 +1,182 @@
+"""Unit tests of the bridge reference model (models/bridge)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.bridge import (NVLINK, UALINK, BridgeConfig, BridgeRef, HbmGeom, HbmModel, HbmTiming,
+                           Packet, XlHeader, XlOp, XlStatus, check, dl_pack, dl_stream, dl_unpack,
+                           len_field_for, nv_flits, packet_from_beats, split, translate)
+from models.bridge.packets import FIELDS
+from models.cxl.messages import M2SReq, M2SRwD
+
+CFG = BridgeConfig()
+
+
+@given(op=st.integers(0, 15), status=st.integers(0, 15), tag=st.integers(0, 1023),
+       src=st.integers(0, 1023), ln=st.integers(0, 511), addr=st.integers(0, 2**52 - 1))
+@settings(max_examples=200, deadline=None)
+def test_header_roundtrip(op: int, status: int, tag: int, src: int, ln: int, addr: int) -> None:
+    h = XlHeader(opcode=op, status=status, tag=tag, src=src, len=ln, addr=addr)
+    bits = h.pack()
+    assert bits < 2**96
+    assert XlHeader.unpack(bits) == h
+    assert (bits >> FIELDS["addr"][0]) == addr
+
+
+def test_header_field_overflow() -> None:
+    with pytest.raises(ValueError):
+        XlHeader(opcode=16, tag=0, src=0, len=64, addr=0).pack()
+    with pytest.raises(ValueError):
+        XlHeader(opcode=1, tag=1024, src=0, len=64, addr=0).pack()
+
+
+def test_packet_sizes_follow_public_descriptions() -> None:
+    lines = tuple(bytes([i]) * 64 for i in range(4))
+    nv = Packet(XlHeader(XlOp.WRITE, 1, 2, len_field_for(NVLINK, 256), 0x100), lines)
+    assert len(nv_flits(nv)) == 17 and nv.wire_bytes(NVLINK) == 272      # 1 header + 16 data flits
+    ua = Packet(XlHeader(XlOp.WRITE, 1, 2, 256, 0x100), lines)
+    assert ua.wire_bytes(UALINK) == 5 * 64
+    beats = ua.beats(UALINK)
+    assert [b[1] for b in beats] == [False] * 4 + [True]
+    assert packet_from_beats([b for b, _ in beats]) == ua
+
+
+def test_dl_flit_roundtrip() -> None:
+    rng = random.Random(5)
+    beats = [(rng.getrandbits(512), rng.random() < 0.3) for _ in range(20)]
+    flits = dl_stream(beats)
+    assert len(flits) == 3 and all(f < 2**(640 * 8) for f in flits)
+    back = []
+    for n, f in enumerate(flits):
+        slots, seq = dl_unpack(f)
+        assert seq == n
+        back += slots
+    assert back == beats
+    with pytest.raises(ValueError):
+        dl_pack(beats[:10], 0)
+
+
+def _req(op: int, addr: int, nbytes: int, flavor: str = UALINK, lines: int | None = None) -> Packet:
+    n = nbytes // 64 if op == XlOp.WRITE else 0
+    n = n if lines is None else lines
+    return Packet(XlHeader(op, 3, 4, len_field_for(flavor, nbytes), addr),
+                  tuple(bytes([k]) * 64 for k in range(n)))
+
+
+def test_checks_and_priorities() -> None:
+    b = CFG.win_base
+    assert check(CFG, _req(XlOp.READ, b, 256)) == XlStatus.OK
+    assert check(CFG, _req(XlOp.WRITE, b + 64, 192)) == XlStatus.OK
+    assert check(CFG, _req(0x5, 7, 65)) == XlStatus.BAD_OP          # op first
+    assert check(CFG, _req(XlOp.READ, b, 320)) == XlStatus.BAD_LEN
+    assert check(CFG, _req(XlOp.READ, b, 96)) == XlStatus.BAD_LEN
+    assert check(CFG, _req(XlOp.WRITE, b, 128, lines=1)) == XlStatus.BAD_LEN
+    assert check(CFG, _req(XlOp.READ, b, 64, lines=1)) == XlStatus.BAD_LEN
+    assert check(CFG, _req(XlOp.READ, b + 32, 64)) == XlStatus.BAD_ALIGN
+    assert check(CFG, _req(XlOp.READ, b - 64, 64)) == XlStatus.BAD_ADDR
+    assert check(CFG, _req(XlOp.READ, b + CFG.win_size - 64, 128)) == XlStatus.BAD_ADDR
+    assert check(CFG, _req(XlOp.WRITE, b + CFG.coh_off - 64, 128)) == XlStatus.COH_WR
+    assert check(CFG, _req(XlOp.READ, b + CFG.coh_off - 64, 128)) == XlStatus.OK
+    nv = BridgeConfig(flavor=NVLINK)
+    assert check(nv, _req(XlOp.READ, b, 256, NVLINK)) == XlStatus.OK
+    assert check(nv, Packet(XlHeader(XlOp.READ, 0, 0, 2, b))) == XlStatus.BAD_LEN  # 32 B: unsupported
+
+
+def test_translate_split_route() -> None:
+    b = CFG.win_base
+    ops = split(CFG, _req(XlOp.READ, b + CFG.coh_off - 128, 256))
+    assert [o.hpa for o in ops] == [translate(CFG, b + CFG.coh_off - 128 + 64 * i) for i in range(4)]
+    assert ops[0].hpa == CFG.hpa_base + CFG.coh_off - 128
+    assert [o.coherent for o in ops] == [False, False, True, True]
+    m = ops[0].m2s(0x12)
+    assert isinstance(m, M2SReq) and m.addr == ops[0].hpa >> 6 and m.tag == 0x12
+    w = split(CFG, _req(XlOp.WRITE, b, 128))
+    mw = w[1].m2s(7)
+    assert isinstance(mw, M2SRwD) and mw.data == bytes([1]) * 64
+    assert M2SReq.from_canonical(m.to_canonical()) == m
+
+
+def test_hbm_timing_from_ns() -> None:
+    t = HbmTiming.hbm3()
+    assert (t.tCL, t.tRCD, t.tRP, t.tRAS, t.tBURST) == (13, 20, 17, 29, 3)
+    assert t.tRCD + t.tRP >= 0 and t.tRAS + t.tRP >= 45  # tRC 45 ns is implied
+
+
+def test_hbm_bank_states() -> None:
+    t = HbmTiming.hbm3()
+    g = HbmGeom(npc=2, nbank=4, row_lines=16)
+    m = HbmModel(t, g)
+    assert m.latency(10, 0) == t.tRCD + t.tCL + t.tBURST            # closed bank
+    assert m.latency(200, 0) == t.tCL + t.tBURST                     # open row hit
+    conflict = g.npc * g.nbank * g.row_lines                         # same pc/bank, next row
+    assert g.map(conflict)[:2] == (0, 0) and g.map(conflict)[2] == 1
+    assert m.latency(300, conflict) == t.tRP + t.tRCD + t.tCL + t.tBURST
+    # tRAS: a conflict right after an ACT waits for tRAS before the precharge
+    m2 = HbmModel(t, g)
+    m2.issue(10, 0)
+    done, _ = m2.issue(11, conflict)
+    assert done == 10 + t.tRAS + t.tRP + t.tRCD + t.tCL + t.tBURST
+    # the data bus of one pseudo-channel serializes bursts; another pc does not
+    m3 = HbmModel(t, g)
+    a, _ = m3.issue(10, 0)
+    b, _ = m3.issue(11, 2)      # pc 0, bank 1
+    c, _ = m3.issue(12, 1)      # pc 1
+    assert b == a + t.tBURST                                         # waits for the pc-0 bus
+    assert c == 12 + t.tRCD + t.tCL + t.tBURST
+
+
+def test_hbm_refresh() -> None:
+    t = HbmTiming.hbm3()
+    g = HbmGeom()
+    m = HbmModel(t, g)
+    slot = m.ref_slot
+    assert slot == t.tREFI // g.nbanks_total
+    m.issue(10, 0)                       # bank 0 open
+    assert m.is_refresh_cycle(slot)
+    with pytest.raises(ValueError):
+        m.issue(slot, 0)
+    done, _ = m.issue(slot + 1, 0)       # refresh closed bank 0: ACT waits tRFC
+    assert done == slot + t.tRP + t.tRFC + t.tRCD + t.tCL + t.tBURST
+    assert m.refreshes == 1
+
+
+def test_hbm_in_order_completion() -> None:
+    rng = random.Random(11)
+    m = HbmModel(HbmTiming.hbm3())
+    prev, now = 0, 0
+    for _ in range(300):
+        now += rng.randint(1, 5)
+        if m.is_refresh_cycle(now):
+            now += 1
+        _, io = m.issue(now, rng.randrange(512))
+        assert io >= prev and io > now
+        prev = io
+
+
+def test_reference_semantics_and_policies() -> None:
+    ref = BridgeRef(CFG, sets=16, ht_entries=8)
+    b = CFG.win_base
+    rsp, ops, _ = ref.process(_req(XlOp.WRITE, b, 128))
+    assert rsp.hdr.opcode == XlOp.WR_ACK and len(ops) == 2
+    rsp, _, local = ref.process(_req(XlOp.READ, b, 256))
+    assert rsp.hdr.opcode == XlOp.RD_DATA and rsp.lines[:2] == (bytes([0]) * 64, bytes([1]) * 64)
+    assert rsp.lines[2] == bytes(64) and local == [True, True, False, False]   # write-allocated
+    _, _, local = ref.process(_req(XlOp.READ, b, 256))
+    assert local == [True] * 4
+    assert ref.htab is not None and ref.htab.hits == 1
+    _, _, local = ref.process(_req(XlOp.READ, b + CFG.coh_off, 64))
+    _, _, local = ref.process(_req(XlOp.READ, b + CFG.coh_off, 64))
+    assert local == [False]                                                    # coherent: never cached
+    rsp, _, _ = ref.process(_req(XlOp.READ, b - 64, 64))
+    assert rsp.hdr.opcode == XlOp.ERR and rsp.hdr.status == XlStatus.BAD_ADDR and not rsp.lines
+    ref.nxm.add((CFG.hpa_base >> 6) + 100)
+    rsp, _, _ = ref.process(_req(XlOp.READ, b + 64 * 100, 64))
+    assert rsp.hdr.status == XlStatus.CXL_ERR
+    assert ref.errors == {int(XlStatus.BAD_ADDR): 1, int(XlStatus.CXL_ERR): 1}
+    noalloc = BridgeRef(CFG, sets=16, write_alloc=False)
+    noalloc.process(_req(XlOp.WRITE, b, 64))
+    assert noalloc.process(_req(XlOp.READ, b, 64))[2] == [False]
