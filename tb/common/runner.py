@@ -110,7 +110,13 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     print(f"\n[run_cocotb] {tag}: SEED={seed} (reproduce with SEED={seed})", flush=True)
 
     # Lint cleanliness is `make lint`'s job; a warning must not stop a simulation build.
-    args = ["-Wno-fatal"]
+    # --output-split 0: the wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks the
+    # precompiled-header rule of split (multi-file) C++ builds; one file per module avoids it.
+    args = ["-Wno-fatal", "--output-split", "0"]
+    # Every rtl/ subdirectory is a module library: a test names its top (and test-only wrappers) and
+    # Verilator finds the submodules, so source lists cannot go stale when a block gains a file.
+    for d in sorted(p for p in RTL.iterdir() if p.is_dir() and p != INCLUDE):
+        args += ["-y", str(d)]
     if coverage:
         args += ["--coverage"]
     runner = get_runner("verilator")
