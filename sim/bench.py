@@ -19,6 +19,9 @@ from pathlib import Path
 # (key prefix, module with a bench() function)
 BENCHES: list[tuple[str, str]] = [
     ("link", "tb.link.bench"),
+    ("switch", "tb.switch.bench"),
+    ("coherence", "tb.coherence.bench"),
+    ("bridge", "tb.bridge.bench"),
     ("system", "sim.system"),
 ]
 
