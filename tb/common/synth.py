@@ -28,7 +28,7 @@ SKIP_SUFFIXES = ("_loopback", "_tb")
 def yosys_script(files: list[Path], top: str, params: dict[str, int], stat: Path) -> str:
     reads = " ".join(str(f) for f in files)
     chp = " ".join(f"-chparam {k} {v}" for k, v in params.items())
-    return (f"read_verilog -sv -I{INCLUDE} {reads}; hierarchy -check -top {top} {chp}; proc; "
+    return (f"read_verilog -defer -sv -I{INCLUDE} {reads}; hierarchy -check -top {top} {chp}; proc; "
             f"check -assert; synth -top {top}; "
             "select -assert-none t:$_DLATCH* t:$dlatch* t:$_DLATCHSR* t:$sr t:$dlatchsr; "
             f"tee -q -o {stat} stat -json")
