@@ -1,0 +1,388 @@
+// 256B standard flit formatter, receive side (CONVENTIONS.md "Flit wire"; cxl-flits.md 4).
+// Decodes every HBR (PBR when PBR=1) H/G slot format the partner's role sends, including
+// multi-message slots, the data slots behind each DH (+1 trailer slot when BEP/TRP = 1, trailer
+// value dropped), the CRD credit field, the flit header (ACK count, RETRY.Req/Ack NOPs) and the
+// CRC. Messages of a class come out packed from index 0 in flit order.
+// proto_err (CRC-clean flit that we reject; outputs other than crc_ok/proto_err read zero):
+//   flit type 01b/11b or header bits [5:4] set; NOP with Replay Cmd 01b or a non-zero body;
+//   payload flit with Replay Cmd 1xb, or an ACK count above 255; reserved CRD code or CRD[15];
+//   Empty flit (CRD 01h) with slots or credits; reserved / wrong-direction SlotFmt, LLCTRL (H8,
+//   unsupported); non-empty slot with message 0 invalid, a valid message after an invalid one, a
+//   non-zero invalid message, RSVD bits set (above the format or inside a message or trailer);
+//   a per-128B-group message limit exceeded (AB, BC, CD, and DA across flits); data that would roll
+//   over into the next flit (legal in the spec, never produced by our TX: unsupported);
+//   more than MAXM messages of a class.
+module cxl_flit256_rx #(
+    parameter integer ROLE = 0,  // role of THIS endpoint; the partner is the other role
+    parameter integer PBR  = 0,
+    parameter integer MAXM = 12  // messages per class per flit delivered (12 = group-limit max)
+) (
+    input                    clk,
+    input                    rst,
+    input                    flit_valid,
+    input  [2047:0]          flit,
+    input                    commit,
+    output                   crc_ok,
+    output                   retryable,
+    output [2:0]             ctl_kind,
+    output [7:0]             ctl_eseq,
+    output [4:0]             ctl_num_retry,
+    output                   ctl_empty,
+    output [7:0]             ack_cnt,
+    output [6*8-1:0]         crd_cnt,
+    output [6*MAXM-1:0]      msg_valid,
+    output [6*MAXM*128-1:0]  msg_hdr,
+    output [2*MAXM*512-1:0]  msg_data,
+    output                   proto_err
+);
+    `include "cxl_defs.vh"
+
+    localparam integer NSLOT = 15;
+    localparam integer NPOS  = NSLOT * 4;          // message positions (slot, q)
+    localparam integer MAXD  = (MAXM < 3) ? MAXM : 3;  // 14 G-slots hold at most 3 lines
+    localparam integer SR    = (ROLE == CXL_ROLE_DOWN) ? CXL_ROLE_UP : CXL_ROLE_DOWN;
+    localparam integer SDOWN = (SR == CXL_ROLE_DOWN) ? 1 : 0;  // partner sends H2D/M2S
+    localparam [2:0] K_NONE = 3'd0, K_IDLE = 3'd1, K_REQ = 3'd3, K_ACK = 3'd4;
+    localparam [4:0] CRD_EMPTY = 5'h01;
+    // Channel code bases of the credits the partner returns for OUR transmit classes.
+    localparam [4:0] CRD_CACHE = (ROLE == CXL_ROLE_DOWN) ? 5'h04 : 5'h09;
+    localparam [4:0] CRD_MEM   = (ROLE == CXL_ROLE_DOWN) ? 5'h14 : 5'h19;
+
+    function automatic integer cw(input [2:0] c);  // wire width of class c as the partner sends it
+        begin
+            if (SDOWN == 1)
+                case (c)
+                    3'd0: cw = (PBR != 0) ? CXL_H2D_REQ_WPBR : CXL_H2D_REQ_W256;
+                    3'd1: cw = (PBR != 0) ? CXL_H2D_RSP_WPBR : CXL_H2D_RSP_W256;
+                    3'd2: cw = (PBR != 0) ? CXL_H2D_DH_WPBR : CXL_H2D_DH_W256;
+                    3'd3: cw = (PBR != 0) ? CXL_M2S_REQ_WPBR : CXL_M2S_REQ_W256;
+                    3'd4: cw = (PBR != 0) ? CXL_M2S_BIRSP_WPBR : CXL_M2S_BIRSP_W256;
+                    3'd5: cw = (PBR != 0) ? CXL_M2S_RWD_WPBR : CXL_M2S_RWD_W256;
+                    default: cw = 0;
+                endcase
+            else
+                case (c)
+                    3'd0: cw = (PBR != 0) ? CXL_D2H_REQ_WPBR : CXL_D2H_REQ_W256;
+                    3'd1: cw = (PBR != 0) ? CXL_D2H_RSP_WPBR : CXL_D2H_RSP_W256;
+                    3'd2: cw = (PBR != 0) ? CXL_D2H_DH_WPBR : CXL_D2H_DH_W256;
+                    3'd3: cw = (PBR != 0) ? CXL_S2M_BISNP_WPBR : CXL_S2M_BISNP_W256;
+                    3'd4: cw = (PBR != 0) ? CXL_S2M_NDR_WPBR : CXL_S2M_NDR_W256;
+                    3'd5: cw = (PBR != 0) ? CXL_S2M_DRS_WPBR : CXL_S2M_DRS_W256;
+                    default: cw = 0;
+                endcase
+        end
+    endfunction
+    // Wire bit of BEP/TRP (data classes that have one), derived from the generated functions.
+    function automatic [123:0] trl_mask(input [2:0] c);
+        reg [127:0] one;
+        begin
+            trl_mask = 124'd0;
+            one = 128'd0;
+            if (SDOWN == 1 && c == 3'd5) begin
+                one[CXL_M2S_RWD_TRP_LSB] = 1'b1;
+                if (PBR != 0) trl_mask[CXL_M2S_RWD_WPBR-1:0] = cxl_m2s_rwd_to_wpbr(one);
+                else          trl_mask[CXL_M2S_RWD_W256-1:0] = cxl_m2s_rwd_to_w256(one);
+            end else if (SDOWN == 0 && c == 3'd2) begin
+                one[CXL_D2H_DH_BEP_LSB] = 1'b1;
+                if (PBR != 0) trl_mask[CXL_D2H_DH_WPBR-1:0] = cxl_d2h_dh_to_wpbr(one);
+                else          trl_mask[CXL_D2H_DH_W256-1:0] = cxl_d2h_dh_to_w256(one);
+            end else if (SDOWN == 0 && c == 3'd5) begin
+                one[CXL_S2M_DRS_TRP_LSB] = 1'b1;
+                if (PBR != 0) trl_mask[CXL_S2M_DRS_WPBR-1:0] = cxl_s2m_drs_to_wpbr(one);
+                else          trl_mask[CXL_S2M_DRS_W256-1:0] = cxl_s2m_drs_to_w256(one);
+            end
+            trl_mask[0] = 1'b0;  // drop the Valid bit the to_ functions set
+        end
+    endfunction
+
+    /* verilator lint_off UNUSEDSIGNAL */  // table builder: dummy arg, 32-bit temporary
+    function automatic [6*8-1:0] mk_cwv(input integer dummy);
+        integer c, w;
+        begin
+            mk_cwv = {6*8{dummy[0]}};
+            for (c = 0; c < 6; c = c + 1) begin
+                w = cw(3'(c));
+                mk_cwv[c*8 +: 8] = w[7:0];
+            end
+        end
+    endfunction
+    localparam [6*8-1:0] CWV = mk_cwv(0);
+    /* verilator lint_on UNUSEDSIGNAL */
+    localparam [123:0]   TM2 = trl_mask(3'd2);
+    localparam [123:0]   TM5 = trl_mask(3'd5);
+
+    // Max messages per rolling 128B group (cxl-flits.md 4.3) for the partner's class c.
+    function automatic [4:0] glim(input [2:0] c);
+        begin
+            if (SDOWN == 1)
+                case (c)
+                    3'd0: glim = 5'd2; 3'd1: glim = 5'd6; 3'd2: glim = 5'd4;
+                    3'd3: glim = 5'd4; 3'd4: glim = 5'd3; default: glim = 5'd2;
+                endcase
+            else
+                case (c)
+                    3'd0: glim = 5'd4; 3'd1: glim = 5'd4; 3'd2: glim = 5'd4;
+                    3'd3: glim = 5'd2; 3'd4: glim = 5'd6; default: glim = 5'd3;
+                endcase
+        end
+    endfunction
+    // ---------------------------------------------------------------- flit header
+    wire [15:0] fh     = flit[15:0];
+    wire [1:0]  ftype  = fh[7:6];
+    wire [1:0]  rcmd   = fh[3:2];
+    wire [9:0]  fld    = {fh[1:0], fh[15:8]};
+    wire        is_nop = (ftype == 2'b00);
+    wire        is_pay = (ftype == 2'b10);
+    wire        hdr_err = (fh[5:4] != 2'b00) || !(is_nop || is_pay) ||
+                          (is_nop && rcmd == 2'b01) || (is_pay && rcmd[1]) ||
+                          (is_pay && rcmd == 2'b01 && fld[9:8] != 2'b00) ||
+                          (is_nop && |flit[1935:16]);
+
+    // ---------------------------------------------------------------- CRC (bytes 242..249)
+    wire [63:0] crc_calc;
+    cxl_crc64_256b u_crc (.data(flit[1935:0]), .crc(crc_calc));
+    assign crc_ok = (crc_calc == flit[1999:1936]);
+
+    // ---------------------------------------------------------------- slots
+    wire [127:0] slot [0:NSLOT-1];
+    assign slot[0] = {16'd0, flit[127:16]};  // H-slot: 14 bytes, zero-extended
+    wire [NPOS-1:0]     pv;      // position (s, q) holds a valid message (if s is a header slot)
+    wire [NPOS*3-1:0]   pc;      // its class
+    wire [NPOS*124-1:0] pw;      // its wire bits
+    wire [NPOS-1:0]     ptrl;    // DH with a trailer
+    wire [NSLOT-1:0]    serr;    // format violation (if s is a header slot)
+    wire [NSLOT-1:0]    nz;      // slot not all-zero (an all-zero header slot is empty)
+    genvar s, c, m;
+    generate
+        for (s = 0; s < NSLOT; s = s + 1) begin : g_s
+            if (s > 0) begin : g_g
+                assign slot[s] = flit[s*128 +: 128];
+            end
+            cxl_flit256_rx_slot #(.SR(SR), .PBR(PBR), .H((s == 0) ? 1 : 0), .CWV(CWV), .TM2(TM2), .TM5(TM5)) u_slot (
+                .slot(slot[s]), .fmt_err(serr[s]), .pv(pv[s*4 +: 4]), .pc(pc[s*12 +: 12]),
+                .pw(pw[s*4*124 +: 4*124]), .ptrl(ptrl[s*4 +: 4]));
+            assign nz[s] = |slot[s];
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- data slot chain
+    // Slot s is a header slot when no data is owed; each valid DH owes 4 data (+1 trailer) slots,
+    // in position order, starting right after its slot.
+    reg [4:0]        pend;
+    reg [4:0]        d_at;
+    reg [NSLOT-1:0]  is_hdr;
+    reg [NPOS*5-1:0] dst;      // first data slot of the DH at position (s, q)
+    reg [NSLOT-1:0]  trl_c;    // slot is a C_DATA trailer slot
+    reg [NSLOT-1:0]  trl_m;    // slot is an M_DATA trailer slot
+    reg [2:0]        pcq;
+    integer si, qi;  // loop variables of this block only
+    always @* begin
+        pend = 5'd0;
+        is_hdr = {NSLOT{1'b0}};
+        dst = {NPOS*5{1'b0}};
+        trl_c = {NSLOT{1'b0}};
+        trl_m = {NSLOT{1'b0}};
+        d_at = 5'd0;
+        pcq = 3'd0;
+        qi = 0;
+        for (si = 0; si < NSLOT; si = si + 1) begin
+            if (pend == 5'd0) begin
+                is_hdr[si] = 1'b1;
+                d_at = 5'(si + 1);
+                for (qi = 0; qi < 4; qi = qi + 1) begin
+                    pcq = pc[(si*4+qi)*3 +: 3];
+                    dst[(si*4+qi)*5 +: 5] = d_at;
+                    if (pv[si*4+qi] && (pcq == 3'd2 || pcq == 3'd5)) begin
+                        if (ptrl[si*4+qi] && d_at + 5'd4 < 5'(NSLOT)) begin
+                            if (pcq == 3'd2) trl_c[4'(d_at + 5'd4)] = 1'b1;
+                            else             trl_m[4'(d_at + 5'd4)] = 1'b1;
+                        end
+                        d_at = d_at + 5'd4 + {4'd0, ptrl[si*4+qi]};
+                    end
+                end
+                pend = d_at - 5'(si + 1);
+            end else begin
+                pend = pend - 5'd1;
+            end
+        end
+    end
+    wire rollover = (pend != 5'd0);
+
+    // Trailer values above the trailer width must be zero (D2H BE 64, RwD 96, DRS 32 bits).
+    localparam integer TWC = (SDOWN == 1) ? 128 : 64;
+    localparam integer TWM = (SDOWN == 1) ? 96 : 32;
+    reg trl_err;
+    integer ti;
+    always @* begin
+        trl_err = 1'b0;
+        for (ti = 1; ti < NSLOT; ti = ti + 1) begin
+            if (trl_c[ti] && TWC < 128 && |(slot[ti] >> TWC)) trl_err = 1'b1;
+            if (trl_m[ti] && |(slot[ti] >> TWM)) trl_err = 1'b1;
+        end
+    end
+
+    // ---------------------------------------------------------------- counts and group limits
+    reg [2:0]  nsc  [0:NSLOT-1][0:5];  // messages of class c in header slot s
+    reg [1:0]  q0   [0:NSLOT-1][0:5];  // first position of class c in slot s
+    reg [4:0]  base [0:NSLOT-1][0:5];  // messages of class c before slot s
+    reg [4:0]  gcnt [0:3][0:5];
+    reg [4:0]  tot  [0:5];
+    reg [4:0]  prev_d [0:5];
+    reg        grp_err, max_err;
+    integer ci, gi, sk, qk;
+    always @* begin
+        grp_err = 1'b0;
+        max_err = 1'b0;
+        for (ci = 0; ci < 6; ci = ci + 1) begin
+            for (gi = 0; gi < 4; gi = gi + 1) gcnt[gi][ci] = 5'd0;
+            tot[ci] = 5'd0;
+            for (sk = 0; sk < NSLOT; sk = sk + 1) begin
+                nsc[sk][ci] = 3'd0;
+                q0[sk][ci] = 2'd0;
+                for (qk = 3; qk >= 0; qk = qk - 1)
+                    if (pc[(sk*4+qk)*3 +: 3] == 3'(ci)) q0[sk][ci] = 2'(qk);
+                for (qk = 0; qk < 4; qk = qk + 1)
+                    if (is_hdr[sk] && pv[sk*4+qk] && pc[(sk*4+qk)*3 +: 3] == 3'(ci))
+                        nsc[sk][ci] = nsc[sk][ci] + 3'd1;
+                base[sk][ci] = tot[ci];
+                tot[ci] = tot[ci] + {2'd0, nsc[sk][ci]};
+                gcnt[sk / 4][ci] = gcnt[sk / 4][ci] + {2'd0, nsc[sk][ci]};
+            end
+            if (prev_d[ci] + gcnt[0][ci] > glim(3'(ci)) || gcnt[0][ci] + gcnt[1][ci] > glim(3'(ci)) ||
+                gcnt[1][ci] + gcnt[2][ci] > glim(3'(ci)) || gcnt[2][ci] + gcnt[3][ci] > glim(3'(ci)))
+                grp_err = 1'b1;
+            if (tot[ci] > 5'(MAXM)) max_err = 1'b1;
+        end
+    end
+
+    // ---------------------------------------------------------------- CRD
+    wire [15:0] crd = flit[1935:1920];
+    reg  [47:0] crd_d;
+    reg         crd_err;
+    reg  [4:0]  code;
+    reg  [2:0]  cci, ccm;
+    function automatic [7:0] crd_val(input [4:0] i);
+        begin
+            case (i)
+                5'd0: crd_val = 8'd1;  5'd1: crd_val = 8'd4;  5'd2: crd_val = 8'd8;
+                5'd3: crd_val = 8'd12; default: crd_val = 8'd16;
+            endcase
+        end
+    endfunction
+    integer fi;
+    always @* begin
+        crd_d = 48'd0;
+        crd_err = crd[15];
+        cci = 3'd0;
+        ccm = 3'd0;
+        for (fi = 0; fi < 3; fi = fi + 1) begin
+            code = crd[fi*5 +: 5];
+            cci = (fi == 0) ? 3'd0 : (fi == 1) ? 3'd2 : 3'd1;
+            ccm = (fi == 0) ? 3'd3 : (fi == 1) ? 3'd5 : 3'd4;
+            if (code == 5'd0 || (fi == 0 && code == CRD_EMPTY)) begin
+                // nothing returned
+            end else if (code >= CRD_CACHE && code <= CRD_CACHE + 5'd4) begin
+                crd_d[cci*8 +: 8] = crd_val(code - CRD_CACHE);
+            end else if (code >= CRD_MEM && code <= CRD_MEM + 5'd4) begin
+                crd_d[ccm*8 +: 8] = crd_val(code - CRD_MEM);
+            end else if ((code >= 5'h04 && code <= 5'h0D) || (code >= 5'h14 && code <= 5'h1D)) begin
+                // credits for a channel we do not transmit: dropped (spec 4.2.7)
+            end else begin
+                crd_err = 1'b1;
+            end
+        end
+    end
+    wire empty_flit = (crd[4:0] == CRD_EMPTY);
+    wire empty_err  = empty_flit && (|nz || crd[14:5] != 10'd0);
+    wire slot_err   = |(serr & is_hdr & nz);
+
+    // ---------------------------------------------------------------- verdict
+    wire pay_err = slot_err || rollover || trl_err || grp_err || rsv_err || max_err || crd_err ||
+                   empty_err;
+    wire err  = hdr_err || (is_pay && pay_err);
+    wire chk  = flit_valid && crc_ok;
+    wire good = chk && !err;
+    wire good_pay = good && is_pay;
+
+    assign proto_err     = chk && err;
+    assign retryable     = chk && is_pay;
+    assign ctl_kind      = !good ? K_NONE : is_pay ? K_NONE :
+                           (rcmd == 2'b10) ? K_REQ : (rcmd == 2'b11) ? K_ACK : K_IDLE;
+    assign ctl_eseq      = (good && is_nop) ? fld[7:0] : 8'd0;
+    assign ctl_num_retry = 5'd0;  // not carried by the 256B header (CONVENTIONS.md)
+    assign ctl_empty     = 1'b0;
+    assign ack_cnt       = (good_pay && rcmd == 2'b01) ? fld[7:0] : 8'd0;
+    assign crd_cnt       = good_pay ? crd_d : 48'd0;
+
+    // ---------------------------------------------------------------- compaction per class
+    // Output m of class c comes from the header slot s with base <= m < base + n, position
+    // q0 + (m - base): valid messages of a class are contiguous within a slot.
+    reg [6*MAXM*124-1:0] cw_o;   // compacted wire bits
+    reg [2*MAXD*5-1:0]   ds_o;   // first data slot of compacted data messages
+    reg [4:0]            kk;
+    reg [1:0]            qq;
+    integer cj, mj, sj;
+    always @* begin
+        /* verilator lint_off WIDTHCONCAT */
+        cw_o = '0;
+        /* verilator lint_on WIDTHCONCAT */
+        ds_o = '0;
+        kk = 5'd0;
+        qq = 2'd0;
+        for (cj = 0; cj < 6; cj = cj + 1)
+            for (mj = 0; mj < MAXM; mj = mj + 1)
+                for (sj = 0; sj < NSLOT; sj = sj + 1) begin
+                    kk = 5'(mj) - base[sj][cj];
+                    qq = q0[sj][cj] + kk[1:0];
+                    if (5'(mj) >= base[sj][cj] && kk < {2'd0, nsc[sj][cj]}) begin
+                        cw_o[(cj*MAXM + mj)*124 +: 124] = cw_o[(cj*MAXM + mj)*124 +: 124] |
+                                                          pw[(sj*4 + 32'(qq))*124 +: 124];
+                        if ((cj == 2 || cj == 5) && mj < MAXD)
+                            ds_o[(((cj == 2) ? 0 : MAXD) + mj)*5 +: 5] =
+                                ds_o[(((cj == 2) ? 0 : MAXD) + mj)*5 +: 5] | dst[(sj*4 + 32'(qq))*5 +: 5];
+                    end
+                end
+    end
+
+    wire [6*MAXM-1:0] rsv;
+    wire [6*MAXM*128-1:0] canon;
+    generate
+        for (c = 0; c < 6; c = c + 1) begin : g_c
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [MAXM-1:0] v_unused, t_unused;
+            /* verilator lint_on UNUSEDSIGNAL */
+            cxl_flit256_dec #(.ROLE(SR), .PBR(PBR), .CLS(c), .N(MAXM)) u_dec (
+                .wire_i(cw_o[c*MAXM*124 +: MAXM*124]), .canon(canon[c*MAXM*128 +: MAXM*128]),
+                .valid(v_unused), .rsvd_err(rsv[c*MAXM +: MAXM]), .trl(t_unused));
+            for (m = 0; m < MAXM; m = m + 1) begin : g_m
+                assign msg_valid[c*MAXM + m] = good_pay && (5'(m) < tot[c]);
+                assign msg_hdr[(c*MAXM + m)*128 +: 128] = msg_valid[c*MAXM + m] ?
+                                                          canon[(c*MAXM + m)*128 +: 128] : 128'd0;
+                if ((c == 2 || c == 5) && m < MAXD) begin : g_d
+                    wire [4:0] ds = ds_o[(((c == 2) ? 0 : MAXD) + m)*5 +: 5];
+                    assign msg_data[(((c == 2) ? 0 : MAXM) + m)*512 +: 512] =
+                        (msg_valid[c*MAXM + m] && ds <= 5'd11) ? flit[ds*128 +: 512] : 512'd0;
+                end else if (c == 2 || c == 5) begin : g_nd
+                    assign msg_data[(((c == 2) ? 0 : MAXM) + m)*512 +: 512] = 512'd0;
+                end
+            end
+        end
+    endgenerate
+    reg rsv_err;
+    integer rc;
+    always @* begin
+        rsv_err = 1'b0;
+        for (rc = 0; rc < 6*MAXM; rc = rc + 1)
+            if (rsv[rc] && (rc % MAXM) < tot[rc / MAXM]) rsv_err = 1'b1;
+    end
+
+    // ---------------------------------------------------------------- state: group D counts
+    integer rj;
+    always @(posedge clk) begin
+        if (rst) begin
+            for (rj = 0; rj < 6; rj = rj + 1) prev_d[rj] <= 5'd0;
+        end else if (commit && good_pay) begin
+            for (rj = 0; rj < 6; rj = rj + 1) prev_d[rj] <= gcnt[3][rj];
+        end
+    end
+endmodule

@@ -1,0 +1,180 @@
+// One header slot of a 256B flit as the RX sees it (helper of cxl_flit256_rx): decodes SlotFmt into
+// up to 4 message positions (class, wire bits, Valid, trailer flag) and flags format violations.
+// Tables (class / offset / count per format, all derived from the generated message widths) are
+// built at elaboration by constant functions. Multi-message slots: messages back to back from
+// slot bit 4 (every 256B/PBR width is a multiple of 4, so each starts on a nibble boundary).
+module cxl_flit256_rx_slot #(
+    parameter integer SR  = 0,  // role of the SENDER (partner of the receiving endpoint)
+    parameter integer PBR = 0,
+    parameter integer H   = 0,  // 1: slot 0 (14 B H-slot), 0: 16 B G-slot
+    // Message wire widths per class (8 b each) and the BEP/TRP wire bit of the data classes, from
+    // the generated definitions (passed in so this per-slot module does not include them).
+    parameter [6*8-1:0] CWV = {8'd104, 8'd40, 8'd100, 8'd28, 8'd40, 8'd72},
+    parameter [123:0]   TM2 = 124'd0,
+    parameter [123:0]   TM5 = 124'd0
+) (
+    input  [127:0]   slot,     // slot image (H-slot zero-extended above bit 111)
+    output           fmt_err,  // non-empty slot breaking a format rule
+    output [3:0]     pv,       // position q holds a valid message
+    output [4*3-1:0] pc,       // class of position q
+    output [4*124-1:0] pw,     // wire bits of position q (masked to the message width)
+    output [3:0]     ptrl      // position q is a DH with BEP/TRP set (trailer slot follows)
+);
+    localparam integer SDOWN = (SR == 0) ? 1 : 0;  // sender is CXL_ROLE_DOWN (H2D/M2S)
+    localparam integer GH = (H == 0 && PBR == 0) ? 1 : 0;  // G-slot HBR: the roomy variants
+
+    // A format holds n0 messages of class c0, then n1 of class c1 (c = 7: none).
+    function automatic [2:0] f_c0(input integer f);
+        begin
+            f_c0 = 3'd7;
+            if (SDOWN == 1)
+                case (f)
+                    0: f_c0 = 3'd0;  1: f_c0 = 3'd1;  4: f_c0 = 3'd3;
+                    5: f_c0 = 3'd4;  12: f_c0 = 3'd2; 14: f_c0 = 3'd5;
+                    default: f_c0 = 3'd7;
+                endcase
+            else
+                case (f)
+                    2: f_c0 = 3'd0;  3: f_c0 = 3'd1;  6: f_c0 = 3'd3;
+                    7: f_c0 = 3'd4;  13: f_c0 = 3'd2; 15: f_c0 = 3'd5;
+                    default: f_c0 = 3'd7;
+                endcase
+        end
+    endfunction
+    function automatic integer f_n0(input integer f);
+        begin
+            f_n0 = 0;
+            if (SDOWN == 1)
+                case (f)
+                    0, 4, 14: f_n0 = 1;
+                    1, 5: f_n0 = (GH == 1) ? 3 : 2;
+                    12: f_n0 = (GH == 1) ? 4 : 3;
+                    default: f_n0 = 0;
+                endcase
+            else
+                case (f)
+                    2, 6: f_n0 = 1;
+                    3, 13: f_n0 = (PBR != 0) ? 3 : 4;
+                    7, 15: f_n0 = (GH == 1) ? 3 : 2;
+                    default: f_n0 = 0;
+                endcase
+        end
+    endfunction
+    function automatic [2:0] f_c1(input integer f);
+        begin
+            if (SDOWN == 1) f_c1 = (f == 0) ? 3'd1 : 3'd7;
+            else f_c1 = (f == 2) ? 3'd1 : (f == 6) ? 3'd4 : 3'd7;
+        end
+    endfunction
+    function automatic integer f_n1(input integer f);
+        begin
+            f_n1 = 0;
+            if (SDOWN == 1) begin
+                if (f == 0 && GH == 1) f_n1 = 1;
+            end else begin
+                if (f == 2 && PBR == 0) f_n1 = (H != 0) ? 1 : 2;
+                if (f == 6 && GH == 1) f_n1 = 1;
+            end
+        end
+    endfunction
+    function automatic integer cw(input [2:0] c);  // wire width of class c as the sender sends it
+        begin
+            cw = (c < 3'd6) ? 32'(CWV[c*8 +: 8]) : 0;
+        end
+    endfunction
+    // Per (format, position): class (3 b), offset (8 b); per format: positions (3 b), end (8 b).
+    /* verilator lint_off UNUSEDSIGNAL */  // table builders: dummy args, 32-bit temporaries
+    function automatic [16*4*3-1:0] mk_cls(input integer dummy);
+        integer f, q;
+        begin
+            mk_cls = {16*4*3{1'b1}} ^ {16*4*3{dummy[0]}};
+            for (f = 0; f < 16; f = f + 1)
+                for (q = 0; q < 4; q = q + 1)
+                    mk_cls[(f*4+q)*3 +: 3] = (q < f_n0(f)) ? f_c0(f) : (q < f_n0(f) + f_n1(f)) ? f_c1(f) : 3'd7;
+        end
+    endfunction
+    function automatic [16*4*8-1:0] mk_off(input integer dummy);
+        integer f, q, o;
+        begin
+            mk_off = {16*4*8{dummy[0]}};
+            for (f = 0; f < 16; f = f + 1)
+                for (q = 0; q < 4; q = q + 1) begin
+                    if (q < f_n0(f)) o = 4 + q * cw(f_c0(f));
+                    else o = 4 + f_n0(f) * cw(f_c0(f)) + (q - f_n0(f)) * cw(f_c1(f));
+                    mk_off[(f*4+q)*8 +: 8] = o[7:0];
+                end
+        end
+    endfunction
+    function automatic [16*8-1:0] mk_end(input integer dummy);
+        integer f, e;
+        begin
+            mk_end = {16*8{dummy[0]}};
+            for (f = 0; f < 16; f = f + 1) begin
+                e = 4 + f_n0(f) * cw(f_c0(f)) + f_n1(f) * cw(f_c1(f));
+                mk_end[f*8 +: 8] = e[7:0];
+            end
+        end
+    endfunction
+    function automatic [16*3-1:0] mk_nq(input integer dummy);
+        integer f, n;
+        begin
+            mk_nq = {16*3{dummy[0]}};
+            for (f = 0; f < 16; f = f + 1) begin
+                n = f_n0(f) + f_n1(f);
+                mk_nq[f*3 +: 3] = n[2:0];
+            end
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    localparam [16*4*3-1:0] CLS_T = mk_cls(0);
+    localparam [16*4*8-1:0] OFF_T = mk_off(0);
+    localparam [16*3-1:0]   NQ_T  = mk_nq(0);
+    localparam [16*8-1:0]   END_T = mk_end(0);  // first slot bit above the format's messages
+
+    function automatic [123:0] wmask(input [2:0] c);
+        begin
+            wmask = (124'd1 << cw(c)) - 124'd1;
+        end
+    endfunction
+    localparam [123:0] WM0 = wmask(3'd0), WM1 = wmask(3'd1), WM2 = wmask(3'd2);
+    localparam [123:0] WM3 = wmask(3'd3), WM4 = wmask(3'd4), WM5 = wmask(3'd5);
+
+    wire [3:0]   fmt = slot[3:0];
+    wire [2:0]   nq  = NQ_T[fmt*3 +: 3];
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [255:0] sx  = {128'd0, slot};  // zero-padded for offset extraction
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    reg [3:0]     v, zerr, perr, trl;
+    reg [4*3-1:0] cls;
+    reg [4*124-1:0] w;
+    reg [7:0]     off;
+    reg [123:0]   m, raw;
+    integer q;
+    always @* begin
+        for (q = 0; q < 4; q = q + 1) begin
+            cls[q*3 +: 3] = CLS_T[(fmt*4 + q)*3 +: 3];
+            off = OFF_T[(fmt*4 + q)*8 +: 8];
+            case (cls[q*3 +: 3])
+                3'd0: m = WM0;  3'd1: m = WM1;  3'd2: m = WM2;
+                3'd3: m = WM3;  3'd4: m = WM4;  3'd5: m = WM5;
+                default: m = 124'd0;
+            endcase
+            raw = sx[off +: 124] & m;
+            w[q*124 +: 124] = raw;
+            v[q] = raw[0];
+            zerr[q] = !raw[0] && |raw;                      // invalid positions are all-zero
+            perr[q] = (q > 0) && raw[0] && !v[(q > 0) ? q - 1 : 0];  // valid ones are a prefix
+            trl[q] = raw[0] && |(raw & ((cls[q*3 +: 3] == 3'd2) ? TM2 :
+                                        (cls[q*3 +: 3] == 3'd5) ? TM5 : 124'd0));
+        end
+    end
+
+    wire [7:0]   endo  = END_T[fmt*8 +: 8];
+    wire [127:0] above = (endo >= 8'd128) ? 128'd0 : (slot >> endo);  // RSVD tail must be 0
+    assign fmt_err = |slot && (nq == 3'd0 || !slot[4] || |zerr || |perr || |above);
+    assign pv   = v;
+    assign pc   = cls;
+    assign pw   = w;
+    assign ptrl = trl;
+endmodule
