@@ -1,0 +1,85 @@
+// HDM decoder bank (CXL r3.x 8.2.4.20): HPA -> (hit, target) over NDEC committed decoders.
+// Base/size are in 256 MB units (HPA[51:28]). Interleave way: power-of-two ways take
+// HPA_off[eIG+8 +: eIW]; 3/6/12 ways take ((c >> k) mod 3) << k | c[k-1:0] with
+// c = HPA_off >> (eIG+8), k = eIW-8 (models/switch/README.md "Interleave"). Combinational.
+module cxl_hdm_decode #(
+    parameter integer NDEC = 4,
+    parameter integer MAXW = 16  // targets per decoder
+) (
+    input  wire [51:0]           hpa,
+    input  wire [NDEC-1:0]       dec_valid,
+    input  wire [NDEC*24-1:0]    dec_base,
+    input  wire [NDEC*24-1:0]    dec_size,
+    input  wire [NDEC*4-1:0]     dec_eiw,
+    input  wire [NDEC*3-1:0]     dec_eig,
+    input  wire [NDEC*MAXW*12-1:0] dec_tgt,
+    output reg                   hit,
+    output reg  [11:0]           target
+);
+    localparam integer CW = 44;  // chunk index width: 52 - 8
+
+    // x mod 3, MSB first: r <- (2r + bit) mod 3 (no divider in synthesis)
+    function automatic [1:0] mod3(input [CW-1:0] x);
+        integer b;
+        reg [1:0] r;
+        begin
+            r = 2'd0;
+            for (b = CW - 1; b >= 0; b = b - 1) begin
+                case ({r, x[b]})
+                    3'b000: r = 2'd0; 3'b001: r = 2'd1;
+                    3'b010: r = 2'd2; 3'b011: r = 2'd0;
+                    3'b100: r = 2'd1; 3'b101: r = 2'd2;
+                    default: r = 2'd0;
+                endcase
+            end
+            mod3 = r;
+        end
+    endfunction
+
+    integer d;
+    reg [23:0]   hu;
+    reg [24:0]   lim;
+    reg [51:0]   off;
+    reg [CW-1:0] chunk;
+    reg [CW-1:0] hi;
+    reg [3:0]    pos;
+    reg [1:0]    k;
+    reg [3:0]    eiw;
+    reg [2:0]    eig;
+    reg          inr;
+
+    always @* begin
+        hit    = 1'b0;
+        target = 12'd0;
+        hu     = hpa[51:28];
+        lim    = 25'd0;
+        off    = 52'd0;
+        chunk  = {CW{1'b0}};
+        hi     = {CW{1'b0}};
+        pos    = 4'd0;
+        k      = 2'd0;
+        eiw    = 4'd0;
+        eig    = 3'd0;
+        inr    = 1'b0;
+        // highest index first so the lowest matching decoder wins (ranges never overlap anyway)
+        for (d = NDEC - 1; d >= 0; d = d - 1) begin
+            eiw   = dec_eiw[d*4 +: 4];
+            eig   = dec_eig[d*3 +: 3];
+            lim   = {1'b0, dec_base[d*24 +: 24]} + {1'b0, dec_size[d*24 +: 24]};
+            inr   = dec_valid[d] && (hu >= dec_base[d*24 +: 24]) && ({1'b0, hu} < lim);
+            off   = hpa - {dec_base[d*24 +: 24], 28'd0};
+            chunk = CW'(off >> (8 + eig));
+            if (eiw[3]) begin
+                k   = eiw[1:0];
+                hi  = chunk >> k;
+                pos = ({2'b00, mod3(hi)} << k) | 4'(chunk & ((44'd1 << k) - 44'd1));
+            end else begin
+                pos = 4'(chunk & ((44'd1 << eiw[2:0]) - 44'd1));
+            end
+            if (inr) begin
+                hit    = 1'b1;
+                target = dec_tgt[(d*MAXW + 32'(pos))*12 +: 12];
+            end
+        end
+    end
+endmodule

@@ -1,0 +1,97 @@
+// N-port CXL.mem switch core at message level: N cxl_switch_port + iSLIP allocator + crossbar +
+// configuration/counters. Port p, switch class c (0 M2S Req, 1 M2S RwD, 2 S2M NDR, 3 S2M DRS) is
+// lane p*4+c of in_*/out_*; data lanes p*2+0 (RwD) and p*2+1 (DRS).
+// Zero-load latency: in valid (cycle 0) -> ingress stage (1) -> VOQ head (2) -> egress buffer (3).
+module cxl_switch_core #(
+    parameter integer N         = 4,
+    parameter integer NDEC      = 4,
+    parameter integer NRT       = 8,
+    parameter integer OT_DEPTH  = 16,
+    parameter integer VOQ       = 1,
+    parameter integer VOQ_DEPTH = 4,
+    parameter integer PW        = (N > 1) ? $clog2(N) : 1
+) (
+    input  wire                clk,
+    input  wire                rst,
+    input  wire                cfg_valid,
+    output wire                cfg_ready,
+    input  wire                cfg_write,
+    input  wire [11:0]         cfg_addr,
+    input  wire [31:0]         cfg_wdata,
+    output wire                cfg_rvalid,
+    output wire [31:0]         cfg_rdata,
+    output wire [1:0]          cfg_resp,
+    input  wire [N*4-1:0]      in_valid,
+    output wire [N*4-1:0]      in_ready,
+    input  wire [N*4*128-1:0]  in_hdr,
+    input  wire [N*2*512-1:0]  in_data,
+    output wire [N*4-1:0]      out_valid,
+    input  wire [N*4-1:0]      out_ready,
+    output wire [N*4*128-1:0]  out_hdr,
+    output wire [N*2*512-1:0]  out_data,
+    input  wire [N-1:0]        ev_unsup   // link wrapper drained a message the switch does not route
+);
+    wire                  cfg_pbr, cfg_poison;
+    wire [N-1:0]          cfg_en;
+    wire [N*2-1:0]        cfg_role;
+    wire [N*12-1:0]       cfg_pid;
+    wire [NDEC-1:0]       dec_valid;
+    wire [NDEC*24-1:0]    dec_base, dec_size;
+    wire [NDEC*4-1:0]     dec_eiw;
+    wire [NDEC*3-1:0]     dec_eig;
+    wire [NDEC*16*12-1:0] dec_tgt;
+    wire [NRT-1:0]        rt_valid;
+    wire [NRT*12-1:0]     rt_dpid;
+    wire [NRT*PW-1:0]     rt_port;
+    wire [N*16-1:0]       ev;
+
+    cxl_switch_cfg #(.N(N), .NDEC(NDEC), .NRT(NRT)) u_cfg (
+        .clk(clk), .rst(rst), .cfg_valid(cfg_valid), .cfg_ready(cfg_ready), .cfg_write(cfg_write),
+        .cfg_addr(cfg_addr), .cfg_wdata(cfg_wdata), .cfg_rvalid(cfg_rvalid), .cfg_rdata(cfg_rdata),
+        .cfg_resp(cfg_resp), .ev(ev), .ev_unsup(ev_unsup), .cfg_pbr(cfg_pbr), .cfg_poison(cfg_poison),
+        .cfg_en(cfg_en), .cfg_role(cfg_role), .cfg_pid(cfg_pid), .dec_valid(dec_valid),
+        .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw), .dec_eig(dec_eig),
+        .dec_tgt(dec_tgt), .rt_valid(rt_valid), .rt_dpid(rt_dpid), .rt_port(rt_port));
+
+    wire [N*N*4-1:0] head_valid;
+    wire [N*4-1:0]   eg_rdy;
+    wire [N-1:0]     sel_valid;
+    wire [N*PW-1:0]  sel_dst;
+    wire [N*2-1:0]   sel_cls;
+    wire [N-1:0]     eg_valid;
+    wire [N*PW-1:0]  eg_src;
+    wire [N*2-1:0]   eg_cls;
+    wire [127:0]     xo_hdr  [0:N-1];
+    wire [511:0]     xo_data [0:N-1];
+    wire [13:0]      xo_side [0:N-1];
+
+    cxl_switch_alloc #(.N(N)) u_alloc (
+        .clk(clk), .rst(rst), .head_valid(head_valid), .eg_rdy(eg_rdy), .sel_valid(sel_valid),
+        .sel_dst(sel_dst), .sel_cls(sel_cls), .eg_valid(eg_valid), .eg_src(eg_src), .eg_cls(eg_cls));
+
+    genvar p;
+    generate
+        for (p = 0; p < N; p = p + 1) begin : g_port
+            wire [$clog2(OT_DEPTH+1)-1:0] ot_used;
+            wire [PW-1:0] src = eg_src[p*PW +: PW];
+            cxl_switch_port #(.N(N), .PORT(p), .NDEC(NDEC), .NRT(NRT), .OT_DEPTH(OT_DEPTH), .VOQ(VOQ),
+                              .VOQ_DEPTH(VOQ_DEPTH)) u_port (
+                .clk(clk), .rst(rst),
+                .in_valid(in_valid[p*4 +: 4]), .in_ready(in_ready[p*4 +: 4]),
+                .in_hdr(in_hdr[p*512 +: 512]), .in_data(in_data[p*1024 +: 1024]),
+                .out_valid(out_valid[p*4 +: 4]), .out_ready(out_ready[p*4 +: 4]),
+                .out_hdr(out_hdr[p*512 +: 512]), .out_data(out_data[p*1024 +: 1024]),
+                .cfg_pbr(cfg_pbr), .cfg_poison(cfg_poison), .cfg_en(cfg_en), .cfg_role(cfg_role),
+                .cfg_pid(cfg_pid), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
+                .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .rt_valid(rt_valid),
+                .rt_dpid(rt_dpid), .rt_port(rt_port),
+                .head_valid(head_valid[p*N*4 +: N*4]), .xsel_valid(sel_valid[p]),
+                .xsel_dst(sel_dst[p*PW +: PW]), .xsel_cls(sel_cls[p*2 +: 2]),
+                .xo_hdr(xo_hdr[p]), .xo_data(xo_data[p]), .xo_side(xo_side[p]),
+                .eg_rdy(eg_rdy[p*4 +: 4]), .xi_valid(eg_valid[p]), .xi_cls(eg_cls[p*2 +: 2]),
+                .xi_hdr(xo_hdr[src]), .xi_data(xo_data[src]), .xi_side(xo_side[src]),
+                .ev(ev[p*16 +: 16]), .ot_used(ot_used));
+            wire unused_p = &{1'b0, ot_used};
+        end
+    endgenerate
+endmodule

