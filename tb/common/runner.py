@@ -10,6 +10,7 @@ coverage), ``TESTCASE`` (run one cocotb test).
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import random
@@ -120,12 +121,27 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     if coverage:
         args += ["--coverage"]
     runner = get_runner("verilator")
-    runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
-                 includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
-                 build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
-                 timescale=timescale)
+    # Several pytest tests may share one build (same top and parameters) and run at the same time
+    # under xdist: the build is serialized by a lock, and each run gets its own directory and XML.
+    SIM_BUILD.mkdir(parents=True, exist_ok=True)
+    with open(SIM_BUILD / f"{tag}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
+                     includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
+                     build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
+                     timescale=timescale)
     XML_DIR.mkdir(parents=True, exist_ok=True)
-    xml_out = build_dir / "results.xml"
+    tc = testcase if isinstance(testcase, str) or testcase is None else "+".join(testcase)
+    run_name = test_module.rsplit(".", 1)[-1] + (f"-{tc}" if tc else "")
+    node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    if node:  # two pytest tests may run the same module on the same build with different env
+        run_name += "-" + hashlib.sha1(node.encode()).hexdigest()[:8]
+    if len(run_name) > 80:
+        run_name = run_name[:60] + "-" + hashlib.sha1(run_name.encode()).hexdigest()[:10]
+    test_dir = build_dir / f"run-{run_name}"
+    test_dir.mkdir(parents=True, exist_ok=True)
+    xml_out = test_dir / "results.xml"
+    xml_out.unlink(missing_ok=True)
     env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
     env.update(extra_env or {})
     # Outside PYTEST_CURRENT_TEST the runner returns instead of calling sys.exit(): we check the
@@ -133,24 +149,24 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
     try:
         runner.test(test_module=test_module, hdl_toplevel=top, build_dir=str(build_dir),
-                    test_dir=str(build_dir), seed=seed, testcase=testcase, waves=waves,
+                    test_dir=str(test_dir), seed=seed, testcase=testcase, waves=waves,
                     extra_env=env, results_xml=str(xml_out), timescale=timescale)
     finally:
         if saved is not None:
             os.environ["PYTEST_CURRENT_TEST"] = saved
     if not xml_out.exists():
         raise AssertionError(f"{tag}: simulator produced no results file (crash?) SEED={seed}")
-    shutil.copyfile(xml_out, XML_DIR / f"{tag}.xml")
+    shutil.copyfile(xml_out, XML_DIR / f"{tag}__{run_name}.xml")
     n, failed = failed_tests(xml_out)
     if n == 0:
         raise AssertionError(f"{tag}: no cocotb test ran (SEED={seed})")
     if failed:
         raise AssertionError(f"{tag}: {len(failed)}/{n} cocotb tests failed: {', '.join(failed)} "
                              f"(reproduce with SEED={seed})")
-    if coverage and (build_dir / "coverage.dat").exists():
+    if coverage and (test_dir / "coverage.dat").exists():
         cov_dir = REPO / "results" / "coverage"
         cov_dir.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(build_dir / "coverage.dat", cov_dir / f"{tag}.dat")
+        shutil.copyfile(test_dir / "coverage.dat", cov_dir / f"{tag}__{run_name}.dat")
     return xml_out
 
 
