@@ -37,11 +37,26 @@ def scored():
     return score(load_targets(), res, cfg)
 
 
+def _case_rows_expected(path: Path) -> list[str]:
+    """Section 4: one row per number of the value cell, named <id>.<quantity> from the case profile;
+    the count comes from an independent reading of the cell (numbers followed by 'x' or 's')."""
+    from sim.traffic.cases import load_case_file
+    names = {p.target: p.target_values for p in load_case_file()[1]}
+    out = []
+    for cid in _ids_in_sections(path, (4,)):
+        row = next(l for l in path.read_text().splitlines() if l.startswith(f"| {cid} |"))
+        n = len(re.findall(r"\d\s*[xs]\b", row.split("|")[3]))
+        assert len(names[cid]) == n, cid
+        out += [f"{cid}.{q}" for q in names[cid]]
+    return out
+
+
 def test_one_row_per_target_id(scored):
     expected = _ids_in_sections(targets_path())
     assert len(expected) == len(set(expected)) >= 18
-    assert [r.id for r in scored] == expected
-    assert all(r.verdict in {"hit", "miss", "in", "out"} for r in scored)   # every row is modelled
+    main = [r for r in scored if r.section < 4]          # section 4 rows: test_case_rows
+    assert [r.id for r in main] == expected
+    assert all(r.verdict in {"hit", "miss", "in", "out"} for r in main)   # every row is modelled
 
 
 def test_parse_specs():
@@ -101,7 +116,7 @@ def test_run_writes_everything_and_reproduces(tmp_path, capsys):
     with open(out / "scoreboard.csv") as fh:
         rows = list(csv.reader(fh))
     assert tuple(rows[0]) == COLUMNS
-    assert [r[0] for r in rows[1:]] == _ids_in_sections(targets_path())
+    assert [r[0] for r in rows[1:]] == _ids_in_sections(targets_path()) + _case_rows_expected(targets_path())
     for name in ("report.md", "inputs.yaml", "training_breakdown.csv", "tiering.csv", "speedup_per_model.png",
                  "time_breakdown.png", "latency_vs_working_set.png", "cosim_latency_cdf.png"):
         assert (out / name).is_file(), name

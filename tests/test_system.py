@@ -207,3 +207,65 @@ def test_bench_10k_in_seconds():
     assert set(b) == {"system.seconds_for_5_models", "system.seconds_10k_accelerators"}
     assert 0 < b["system.seconds_10k_accelerators"] < 5.0
     assert 0 < b["system.seconds_for_5_models"] < 30.0
+
+
+def test_slower_cxl_switch_lowers_scalepool_speedup(base):
+    """Higher CXL switch latency: slower hardware collective steps, so every model's ScalePool speedup
+    falls (the offload part is bandwidth-bound and unaffected), and the baseline does not change."""
+    ws = load_workloads(base)
+    prev = None
+    for sw in (50.0, 100.0, 200.0, 400.0):
+        res = evaluate(ws, base.with_values({"cxl.switch_latency_ns": sw}))
+        sp = speedups(res)
+        base_t = {k: v["baseline"].total for k, v in res.items()}
+        if prev is not None:
+            assert all(sp[k] < prev[0][k] for k in sp), (sw, sp, prev[0])
+            assert base_t == pytest.approx(prev[1])
+        prev = (sp, base_t)
+
+
+def test_more_ib_bandwidth_lowers_baseline_dp_time(base):
+    ws = load_workloads(base)
+    lo = evaluate(ws, base.with_values({"ib.nic_gbps": 25.0}))
+    hi = evaluate(ws, base.with_values({"ib.nic_gbps": 100.0}))
+    crossing = [w.key for w in ws if placement(w, 72).dp_nodes > 1]
+    assert crossing
+    for k in crossing:
+        assert hi[k]["baseline"].dp_total < lo[k]["baseline"].dp_total, k
+        assert hi[k]["scalepool"].total == pytest.approx(lo[k]["scalepool"].total)   # no IB in ScalePool
+
+
+def test_more_skew_helps_only_coherent_placement(base):
+    """Zipf skew up: ScalePool's hot-first tier-1 serves more locally (latency down beyond one
+    accelerator); the statically placed baseline does not care."""
+    prev = None
+    for a in (0.6, 0.8, 0.99, 1.2):
+        t = run_tiering(base.with_values({"tiering.access.zipf_alpha": a}))
+        beyond = t.ws_bytes > t.accel_bytes
+        sp, bl = t.latency["zipf"]["scalepool"][beyond], t.latency["zipf"]["baseline"][beyond]
+        if prev is not None:
+            assert np.all(sp < prev[0]) and np.allclose(bl, prev[1])
+        prev = (sp, bl)
+
+
+def test_more_tier2_hops_shrink_tier2_advantage(base):
+    prev = None
+    for h in (1, 2, 3, 5):
+        t = run_tiering(base.with_values({"topology.tier2_switch_hops": h}))
+        lat = t.latency[t.scored_pattern]
+        m = t.ws_bytes > t.cluster_bytes
+        ratio = float(np.max(lat["baseline"][m] / lat["scalepool"][m]))
+        if prev is not None:
+            assert ratio < prev
+        prev = ratio
+
+
+def test_more_hbm_per_gpu_never_raises_latency(base):
+    ws = np.geomspace(1e9, 1e15, 40)
+    from sim.system.tiering import mean_latency
+    from sim.traffic.tiering import load_tiering
+    for pattern in ("uniform", "zipf"):
+        a = mean_latency(ws, pattern, load_tiering(base), compute_paths(base), base.with_values({"gpu.hbm_capacity_gb": 96.0}))
+        b = mean_latency(ws, pattern, load_tiering(base), compute_paths(base), base.with_values({"gpu.hbm_capacity_gb": 288.0}))
+        for c in a:
+            assert np.all(b[c] <= a[c] + 1e-9) and np.any(b[c] < a[c]), (pattern, c)

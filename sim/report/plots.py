@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 
 from sim.system.model import SystemResult, speedups  # noqa: E402
 from sim.system.measured import Measured  # noqa: E402
+from sim.system.cases import CasePaths, CaseResult, fabric_speedup  # noqa: E402
 
 LABELS = {"baseline": "baseline (NVL72 + IB)", "acc_clusters": "accelerator clusters", "scalepool": "ScalePool"}
 
@@ -89,6 +90,34 @@ def plot_cdfs(m: Measured, out: Path) -> Path | None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     path = out / "cosim_latency_cdf.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_cases(cases: list[CaseResult], cp: CasePaths, rows: list, out: Path) -> Path:
+    """Fabric speedup (RDMA / CXL time) vs transfer size for each (traversals, copies) the profiles
+    use, with the paper's speedups of the case rows as dotted lines (scored values, not inputs)."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    s = np.geomspace(8, 1e12, 200)
+    combos = sorted({(ph.cxl_traversals, ph.rdma_copies) for c in cases for ph in c.profile.phases
+                     if ph.compute_share != (1.0, 1.0)})
+    for n, k in combos:
+        users = ", ".join(sorted({c.profile.key for c in cases for ph in c.profile.phases
+                                  if (ph.cxl_traversals, ph.rdma_copies) == (n, k) and ph.compute_share != (1.0, 1.0)}))
+        ax.semilogx(s, fabric_speedup(s, n, k, cp), label=f"{n} CXL traversal(s), {k:g} RDMA copies ({users})")
+    fabric_rows = [r for r in rows if getattr(r, "section", 0) == 4 and r.unit == "x" and r.paper.endswith("x")
+                   and not (r.ours_lo == 1.0 and r.ours == 1.0)]          # computation-only rows have no curve
+    for i, r in enumerate(sorted(fabric_rows, key=lambda r: float(r.paper[:-1]))):
+        v = float(r.paper[:-1])
+        ax.axhline(v, color="grey", ls=":", lw=0.8)
+        ax.text(s[(i % 3) * 60], v, f" {r.id} {r.paper}", fontsize=6, va="bottom", color="grey")
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xlabel("bytes per transfer")
+    ax.set_ylabel("fabric speedup RDMA / CXL")
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    path = out / "case_study_fabric_speedup.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path

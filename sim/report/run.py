@@ -1,7 +1,7 @@
 """`python -m sim.report.run [--out results] [--set key=value ...] [--config file]`
 
-Runs the system model for the five LLMs and the tiering sweep, scores them against targets.md
-sections 1-3, prints the scoreboard and writes into --out:
+Runs the system model for the five LLMs, the tiering sweep and the report's case studies, scores
+them against targets.md sections 1-4, prints the scoreboard and writes into --out:
 scoreboard.csv, report.md, inputs.yaml (the resolved configuration with every source),
 training_breakdown.csv, tiering.csv and PNG plots.
 """
@@ -19,8 +19,10 @@ import yaml
 from sim.report import plots
 from sim.report.score import COLUMNS, Row, score
 from sim.report.targets import load_targets, targets_path
+from sim.system.cases import CasePaths, CaseResult, build_case_config, run_cases
 from sim.system.config import Config, ConfigError
-from sim.system.model import TIERING_YAML, SystemResult, build_config, run_system, speedups
+from sim.system.model import TIERING_YAML, SystemResult, run_system, speedups
+from sim.traffic.cases import CASES_YAML
 from sim.system.training import SYSTEMS
 from sim.traffic.llm import LLM_YAML
 
@@ -41,6 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--config", type=Path, help="YAML file of overrides (same tree as system.yaml)")
     ap.add_argument("--workload", type=Path, default=LLM_YAML, help="LLM workload YAML")
     ap.add_argument("--tiering", type=Path, default=TIERING_YAML, help="tiering sweep YAML")
+    ap.add_argument("--cases", type=Path, default=CASES_YAML, help="case-study profiles YAML (targets.md section 4)")
     ap.add_argument("--latencies-from", type=Path, default=None,
                     help="co-simulation latency JSON (default: <out>/cosim/latency.json if it exists)")
     ap.add_argument("--no-whatif", action="store_true", help="skip the sensitivity runs")
@@ -73,7 +76,7 @@ def write_inputs(cfg: Config, args: argparse.Namespace, tpath: Path, measured_pa
         "command": "python -m sim.report.run " + " ".join(sys.argv[1:]),
         "notes": cfg.notes,
         "targets_file": {"path": str(tpath), "sha256": hashlib.sha256(tpath.read_bytes()).hexdigest()},
-        "workload_file": str(args.workload), "tiering_file": str(args.tiering),
+        "workload_file": str(args.workload), "tiering_file": str(args.tiering), "cases_file": str(args.cases),
         "latencies_from": str(measured_path) if measured_path else None,
         "parameters": cfg.as_tree(),
     }
@@ -106,15 +109,16 @@ def main(argv: list[str] | None = None) -> int:
         lat_path = out / "cosim" / "latency.json"
     print(f"[1/5] configuration (workload {args.workload}, latencies: {lat_path or 'cited parameters'})", flush=True)
     try:
-        cfg, measured = build_config(args.config, args.set, args.workload, args.tiering, lat_path)
-        print("[2/5] system model: 5 LLMs x 3 systems, tiering sweep", flush=True)
+        cfg, measured = build_case_config(args.config, args.set, args.workload, args.tiering, lat_path, args.cases)
+        print("[2/5] system model: 5 LLMs x 3 systems, tiering sweep, case studies", flush=True)
         res = run_system(cfg)
+        case_paths, cases = run_cases(cfg)
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     tpath = targets_path()
     print(f"[3/5] scoring against {tpath}", flush=True)
-    rows = score(load_targets(tpath), res, cfg)
+    rows = score(load_targets(tpath), res, cfg, cases)
     whatif = []
     if not args.no_whatif:
         print(f"[4/5] what-if sensitivity ({len(WHAT_IFS)} runs)", flush=True)
@@ -133,12 +137,13 @@ def main(argv: list[str] | None = None) -> int:
         for p, lat in res.tiering.latency.items():
             for i, ws in enumerate(res.tiering.ws_bytes):
                 wr.writerow([p, f"{ws:.6g}"] + [f"{lat[s][i]:.2f}" for s in SYSTEMS])
-    figs = [plots.plot_speedup(res, out), plots.plot_breakdown(res, out), plots.plot_tiering(res, out)]
+    figs = [plots.plot_speedup(res, out), plots.plot_breakdown(res, out), plots.plot_tiering(res, out),
+            plots.plot_cases(cases, case_paths, rows, out)]
     if measured is not None:
         f = plots.plot_cdfs(measured, out)
         if f:
             figs.append(f)
-    write_report(out, rows, res, cfg, whatif, figs, lat_path, tpath)
+    write_report(out, rows, res, cfg, whatif, figs, lat_path, tpath, cases, case_paths)
     header = ["id", "paper", "ours", "unit", "ratio", "verdict"]
     print()
     print(table([[r.id, r.paper[:28], c[3], r.unit, c[5], r.verdict] for r, c in ((r, r.cells()) for r in rows)], header))
@@ -146,8 +151,38 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def case_section(rows: list[Row], cases: list[CaseResult], cp: CasePaths, fig: str | None) -> list[str]:
+    """Report text for targets.md section 4: the paths used, one explained row per value, and what
+    each profile takes from the report and what the report does not give."""
+    lines = [
+        "## Case studies (targets.md §4, CXL-over-XLink report §5.2)", "",
+        f"Both paths come from the system model on the prototype topology (`cases.common`: {cp.switch_hops} switch "
+        f"traversals per direction, {cp.cable_m:g} m links; the report gives neither): CXL pool read "
+        f"{cp.cxl_lat_ns:.0f} ns and {cp.cxl_gbps:.0f} GB/s per accelerator; RDMA READ {cp.rdma_lat_ns:.0f} ns and "
+        f"{cp.rdma_gbps:.0f} GB/s; a staging copy on the RDMA path {cp.copy_gbps:.0f} GB/s.", "",
+        "How to read a row: where the report leaves an input open (transfer size, compute share), our value is the "
+        "interval of every result consistent with what it does give. `in` = the paper's value is one the modelled "
+        "fabric difference can produce (consistent, not a prediction); `out` = no setting of the open inputs gives "
+        "it, so the gain needs something the model leaves out (named in the note); `hit`/`miss` = the report pins "
+        "the value down, ±25 %; `not derivable` = the report lacks the inputs (sizes, compute rate).", "",
+        md_table([[r.id, r.paper, r.our_text(), r.verdict, r.note] for r in rows if r.section == 4],
+                 ["id", "paper", "ours", "verdict", "explanation"]), "",
+    ]
+    for c in cases:
+        p = c.profile
+        lines.append(f"- **{p.display}** (profile `{p.key}`, {p.target}): " + "; ".join(
+            f"{ph.name}: {ph.pattern}, {ph.cxl_traversals} CXL traversal(s), {ph.rdma_copies:g} RDMA copies"
+            + (f", open: {', '.join(ph.unknowns)}" if ph.unknowns else "") for ph in p.phases)
+            + f". Not in the report: {p.not_given}.")
+    lines.append("")
+    if fig:
+        lines += [f"![case study envelopes]({fig})", ""]
+    return lines
+
+
 def write_report(out: Path, rows: list[Row], res: SystemResult, cfg: Config, whatif: list[list[str]],
-                 figs: list[Path], lat_path: Path | None, tpath: Path) -> None:
+                 figs: list[Path], lat_path: Path | None, tpath: Path, cases: list[CaseResult] | None = None,
+                 case_paths: CasePaths | None = None) -> None:
     p = res.paths
     assumptions = [(k, v["value"], v["source"]) for k, v in cfg.leaves.items() if "[A]" in str(v["source"])]
     overrides = [(k, v["value"], v["source"]) for k, v in cfg.leaves.items() if str(v["source"]).startswith(("override", "measured"))]
@@ -169,10 +204,13 @@ def write_report(out: Path, rows: list[Row], res: SystemResult, cfg: Config, wha
         "## Path latencies (ns, unloaded)", "",
         md_table([[k, f"{v:.1f}"] for k, v in p.as_dict().items()], ["path", "ns"]), "",
     ]
+    if cases is not None and case_paths is not None:
+        fig = next((f.name for f in figs if f.name.startswith("case")), None)
+        lines += case_section(rows, cases, case_paths, fig)
     if whatif:
         lines += ["## What-if sensitivity (not scored)", "",
                   md_table(whatif, ["change from defaults", "mean training speedup", "best model"]), ""]
-    lines += ["## Plots", ""] + [f"![{f.stem}]({f.name})" for f in figs] + [""]
+    lines += ["## Plots", ""] + [f"![{f.stem}]({f.name})" for f in figs if not f.name.startswith("case")] + [""]
     if not any(f.name.startswith("cosim") for f in figs):
         lines += ["Latency CDFs from the co-simulation appear here once a latency file with samples exists.", ""]
     lines += ["## Known limitations", "",
@@ -180,7 +218,10 @@ def write_report(out: Path, rows: list[Row], res: SystemResult, cfg: Config, wha
               "- GPU/CPU on-chip paths are excluded (no source), so latency ratios are upper bounds and "
               "CAL-LOCAL-DRAM / CAL-CXL-ASIC land low.",
               "- NVSwitch and UALink switch latencies use the CXL-DMSim switch figure as a proxy.",
-              "- Layouts the papers do not publish (GPT-3, Gopher degrees; micro-batches) are marked [A] in the workload file.", ""]
+              "- Layouts the papers do not publish (GPT-3, Gopher degrees; micro-batches) are marked [A] in the workload file.",
+              "- Case studies: the report gives almost no sizes, so most case rows are intervals or not derivable; the "
+              "prototype's own link widths and switch count are unknown, so its paths use this system's CXL and IB "
+              "parameters; storage and MPI/collective software layers are not modelled.", ""]
     (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
 
 

@@ -9,7 +9,10 @@ import numpy as np
 from sim.system.config import Config
 from sim.system.latency import cxl_data_efficiency
 from sim.system.model import SystemResult, speedups
-from sim.report.targets import POINT_TOLERANCE, Spec, Target
+from sim.report.targets import CASE_SECTION, POINT_TOLERANCE, Spec, Target, parse_values
+from sim.system.cases import CASES_PREFIX, CaseResult, CaseValue, run_cases
+from sim.traffic.cases import CASES_YAML, TIME_SUFFIX
+from sim.traffic.schema import load_tree_into
 
 COLUMNS = ("id", "what", "paper value", "our value", "unit", "ratio", "verdict", "note")
 
@@ -32,9 +35,18 @@ class Row:
     ratio: float | None
     verdict: str
     note: str
+    ours_lo: float | None = None   # set when our value is an interval [ours_lo, ours]
+    section: int = 0
+
+    def our_text(self) -> str:
+        if self.ours is None:
+            return ""
+        if self.ours_lo is not None and f"{self.ours_lo:.3g}" != f"{self.ours:.3g}":
+            return f"{self.ours_lo:.3g} to {self.ours:.3g}"
+        return f"{self.ours:.3g}"
 
     def cells(self) -> list[str]:
-        return [self.id, self.what, self.paper, "" if self.ours is None else f"{self.ours:.3g}", self.unit,
+        return [self.id, self.what, self.paper, self.our_text(), self.unit,
                 "" if self.ratio is None else f"{self.ratio:.2f}", self.verdict, self.note]
 
 
@@ -128,8 +140,78 @@ def verdict(spec: Spec, ours: Ours) -> tuple[float | None, str]:
     raise ValueError(spec.kind)
 
 
-def score(targets: list[Target], res: SystemResult, cfg: Config) -> list[Row]:
-    """Exactly one row per target id, in targets.md order; ids we do not model say so."""
+NOT_DERIVABLE = "not derivable"
+
+
+def case_verdict(paper: float, ours: CaseValue) -> tuple[float | None, str]:
+    """A determined value: hit/miss within the point tolerance. An interval (the report leaves inputs
+    open): in/out, i.e. whether the paper's value is one the modelled fabric difference can give."""
+    if not ours.derivable:
+        return None, NOT_DERIVABLE
+    if ours.is_point:
+        ratio = ours.hi / paper
+        return ratio, "hit" if abs(ratio - 1) <= POINT_TOLERANCE else "miss"
+    nearest = min(max(paper, ours.lo), ours.hi)
+    return nearest / paper, "in" if ours.lo <= paper <= ours.hi else "out"
+
+
+def _case_parts(cr: CaseResult, name: str) -> list[str]:
+    stem = name[:-len(TIME_SUFFIX)] if name.endswith(TIME_SUFFIX) else name
+    comp = next((c for c in cr.profile.composites if c.name == stem), None)
+    return list(comp.parts) if comp else [stem]
+
+
+def _case_note(cr: CaseResult, name: str, ours: CaseValue, paper: float, v: str) -> str:
+    parts = [cr.profile.phase(p) for p in _case_parts(cr, name)]
+    excluded = "; ".join(sorted({p.excluded for p in parts if p.excluded.strip().lower() != "none named"}))
+    if v == NOT_DERIVABLE:
+        return ours.note
+    if v in ("hit", "in"):
+        tail = "" if ours.is_point else (" Consistent, not a prediction: any value in the interval fits what the "
+                                        "report gives.")
+        return ours.note + "." + tail
+    side = "above" if paper > ours.hi else "below"
+    why = ((f" The paper's value is {side} the modelled one" if ours.is_point else
+            f" The paper's value lies {side} every case the modelled fabric difference allows")
+           + (f"; the report also names effects not modelled: {excluded}." if excluded else "."))
+    return ours.note + "." + why
+
+
+def default_cases(cfg: Config) -> list[CaseResult]:
+    """Case results for a config built without case profiles (the shipped profile file)."""
+    if not any(k.startswith(CASES_PREFIX + ".") for k in cfg.leaves):
+        cfg = cfg.copy()
+        load_tree_into(cfg, CASES_YAML, CASES_PREFIX)
+    return run_cases(cfg)[1]
+
+
+def score_case_target(t: Target, cases: list[CaseResult]) -> list[Row]:
+    """One row per value of a targets.md section-4 row, named <id>.<quantity>."""
+    cr = next((c for c in cases if c.profile.target == t.id), None)
+    paper = parse_values(t.value_text)
+    if cr is None or len(cr.profile.target_values) != len(paper):
+        why = ("no case profile targets this id" if cr is None else
+               f"targets.md has {len(paper)} values, profile '{cr.profile.key}' lists {len(cr.profile.target_values)} target_values")
+        return [Row(t.id, t.what, t.value_text, None, "", None, "not modelled", why, section=t.section)]
+    rows = []
+    for name, (pv, unit) in zip(cr.profile.target_values, paper):
+        ours = cr.values[name]
+        what = (f"{cr.profile.display}: CXL-path time of {name[:-len(TIME_SUFFIX)]}" if name.endswith(TIME_SUFFIX)
+                else f"{cr.profile.display}: {name} speedup (RDMA / CXL time)")
+        if ours.unit != unit:
+            rows.append(Row(f"{t.id}.{name}", what, f"{pv:g} {unit}", None, ours.unit, None, "not modelled",
+                            f"unit mismatch: targets.md gives '{unit}', the profile's '{name}' is in '{ours.unit}'",
+                            section=t.section))
+            continue
+        ratio, v = case_verdict(pv, ours)
+        rows.append(Row(f"{t.id}.{name}", what, f"{pv:g}{unit}" if unit == "x" else f"{pv:g} {unit}", ours.hi,
+                        unit, ratio, v, _case_note(cr, name, ours, pv, v), ours_lo=ours.lo, section=t.section))
+    return rows
+
+
+def score(targets: list[Target], res: SystemResult, cfg: Config, cases: list[CaseResult] | None = None) -> list[Row]:
+    """One row per target id of sections 1-3 and one per value of each section-4 id, in targets.md
+    order; ids we do not model say so."""
     funcs = our_values(res, cfg)
     rows = []
     seen = set()
@@ -137,7 +219,13 @@ def score(targets: list[Target], res: SystemResult, cfg: Config) -> list[Row]:
         if t.id in seen:
             continue
         seen.add(t.id)
+        if t.section == CASE_SECTION:
+            if cases is None:
+                cases = default_cases(cfg)
+            rows += score_case_target(t, cases)
+            continue
         ours = funcs[t.id]() if t.id in funcs else Ours(None, t.spec.unit, "not modelled by the system model")
         ratio, v = verdict(t.spec, ours)
-        rows.append(Row(t.id, t.what, t.value_text, ours.value, ours.unit or t.spec.unit, ratio, v, ours.note))
+        rows.append(Row(t.id, t.what, t.value_text, ours.value, ours.unit or t.spec.unit, ratio, v, ours.note,
+                        section=t.section))
     return rows

@@ -1,9 +1,10 @@
 """Parse the scoring targets from targets.md at run time (paper values are never typed into code).
 
-Sections 1-3 are scored. Each value text becomes a `Spec`:
+Sections 1-4 are scored. Each value text becomes a `Spec`:
 point ("2.0x", "130 ns") -> within +-25 %; range ("100-250 ns", "+70-90 ns", "tens to hundreds
 of ns" = 10-1000 ns) -> inside; bound ("< 500 ns", "<= 150 ns (25.6T), ...": the first bound,
-"> 1 us") -> satisfied; "ordering" -> a qualitative check.
+"> 1 us") -> satisfied; "ordering" -> a qualitative check. Section 4 (case studies) rows hold several
+values ("<a>x / <b>x (<c> s / <d> s)"); `parse_values` splits them, each scored as its own row.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SCORED_SECTIONS = (1, 2, 3)
+SCORED_SECTIONS = (1, 2, 3, 4)
+CASE_SECTION = 4
 POINT_TOLERANCE = 0.25  # targets.md: "within ±25%" unless a row says otherwise
 UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6}
 
@@ -75,6 +77,11 @@ def parse_spec(text: str) -> Spec:
         return Spec("range", float(m.group(1)) * f, float(m.group(2)) * f, unit)
     val, unit = _num_unit(t)
     return Spec("point", val, val, unit)
+
+
+def parse_values(text: str) -> list[tuple[float, str]]:
+    """Every number with a speedup ('x') or seconds ('s') unit, in order: '9x (2 s + 5 s)' -> [(9, 'x'), (2, 's'), (5, 's')]."""
+    return [(float(m.group(1)), m.group(2)) for m in re.finditer(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)\s*(x|s)\b", text)]
 
 
 def _cells(line: str) -> list[str]:
