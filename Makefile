@@ -69,7 +69,9 @@ sim: $(STAMP) check-gen
 	@$(PYTEST) -n $(JOBS) -m rtl --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: no RTL tests collected"; rc=1; fi; \
 	  $(VPY) -m tb.common.summary --results $(RESULTS)/regression || rc=1; \
-	  if [ -f sim/report/run.py ]; then $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; fi; \
+	  echo "== co-simulation: composed RTL top (bridge + switch + coherence) -> $(RESULTS)/cosim/latency.json"; \
+	  rm -f $(RESULTS)/cosim/latency.json; $(VPY) -m sim.cosim.run --out $(RESULTS)/cosim || rc=1; \
+	  $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; \
 	  exit $$rc
 
 bench: $(STAMP)

@@ -23,6 +23,7 @@ BENCHES: list[tuple[str, str]] = [
     ("coherence", "tb.coherence.bench"),
     ("bridge", "tb.bridge.bench"),
     ("system", "sim.system"),
+    ("cosim", "sim.cosim.bench"),
 ]
 
 

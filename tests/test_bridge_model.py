@@ -61,7 +61,7 @@ def test_dl_flit_roundtrip() -> None:
 
 
 def _req(op: int, addr: int, nbytes: int, flavor: str = UALINK, lines: int | None = None) -> Packet:
-    n = nbytes // 64 if op == XlOp.WRITE else 0
+    n = -(-nbytes // 64) if op == XlOp.WRITE else 0
     n = n if lines is None else lines
     return Packet(XlHeader(op, 3, 4, len_field_for(flavor, nbytes), addr),
                   tuple(bytes([k]) * 64 for k in range(n)))
@@ -79,11 +79,24 @@ def test_checks_and_priorities() -> None:
     assert check(CFG, _req(XlOp.READ, b + 32, 64)) == XlStatus.BAD_ALIGN
     assert check(CFG, _req(XlOp.READ, b - 64, 64)) == XlStatus.BAD_ADDR
     assert check(CFG, _req(XlOp.READ, b + CFG.win_size - 64, 128)) == XlStatus.BAD_ADDR
-    assert check(CFG, _req(XlOp.WRITE, b + CFG.coh_off - 64, 128)) == XlStatus.COH_WR
+    assert check(CFG, _req(XlOp.WRITE, b + CFG.coh_off - 64, 128)) == XlStatus.OK    # full lines: ItoMWr
     assert check(CFG, _req(XlOp.READ, b + CFG.coh_off - 64, 128)) == XlStatus.OK
     nv = BridgeConfig(flavor=NVLINK)
     assert check(nv, _req(XlOp.READ, b, 256, NVLINK)) == XlStatus.OK
-    assert check(nv, Packet(XlHeader(XlOp.READ, 0, 0, 2, b))) == XlStatus.BAD_LEN  # 32 B: unsupported
+    # NVLink: every 16 B size 32..256 B, 16 B aligned, inside 4 lines
+    for nb in range(32, 257, 16):
+        for lead in range(0, 64, 16):
+            want = XlStatus.OK if lead + nb <= 256 else XlStatus.BAD_ALIGN
+            assert check(nv, _req(XlOp.WRITE, b + lead, nb, NVLINK)) == want, (nb, lead)
+            assert check(nv, _req(XlOp.READ, b + lead, nb, NVLINK)) == want, (nb, lead)
+    assert check(nv, Packet(XlHeader(XlOp.READ, 0, 0, 1, b))) == XlStatus.BAD_LEN      # 16 B
+    assert check(nv, Packet(XlHeader(XlOp.READ, 0, 0, 17, b))) == XlStatus.BAD_LEN     # 272 B
+    assert check(nv, _req(XlOp.READ, b + 8, 32, NVLINK)) == XlStatus.BAD_ALIGN
+    assert check(nv, _req(XlOp.WRITE, b, 80, NVLINK, lines=1)) == XlStatus.BAD_LEN     # needs 2 beats
+    assert check(nv, _req(XlOp.WRITE, b + CFG.coh_off + 16, 48, NVLINK)) == XlStatus.COH_PTL
+    assert check(nv, _req(XlOp.WRITE, b + CFG.coh_off - 16, 80, NVLINK)) == XlStatus.OK   # partial line not coherent
+    assert check(nv, _req(XlOp.WRITE, b + CFG.coh_off - 16, 96, NVLINK)) == XlStatus.COH_PTL
+    assert check(CFG, _req(XlOp.READ, b, 96)) == XlStatus.BAD_LEN                      # UALink: 64 B steps
 
 
 def test_translate_split_route() -> None:
@@ -92,6 +105,7 @@ def test_translate_split_route() -> None:
     assert [o.hpa for o in ops] == [translate(CFG, b + CFG.coh_off - 128 + 64 * i) for i in range(4)]
     assert ops[0].hpa == CFG.hpa_base + CFG.coh_off - 128
     assert [o.coherent for o in ops] == [False, False, True, True]
+    assert ops[2].d2h(5).opcode == 1 and split(CFG, _req(XlOp.WRITE, b + CFG.coh_off, 64))[0].d2h(5).opcode == 6
     m = ops[0].m2s(0x12)
     assert isinstance(m, M2SReq) and m.addr == ops[0].hpa >> 6 and m.tag == 0x12
     w = split(CFG, _req(XlOp.WRITE, b, 128))
@@ -180,3 +194,38 @@ def test_reference_semantics_and_policies() -> None:
     noalloc = BridgeRef(CFG, sets=16, write_alloc=False)
     noalloc.process(_req(XlOp.WRITE, b, 64))
     assert noalloc.process(_req(XlOp.READ, b, 64))[2] == [False]
+
+
+def test_partial_lines_nvlink() -> None:
+    nv = BridgeConfig(flavor=NVLINK)
+    b = nv.win_base
+    pay = bytes(range(80))
+    pkt = Packet(XlHeader(XlOp.WRITE, 1, 2, len_field_for(NVLINK, 80), b + 48),
+                 (pay[:64], pay[64:] + bytes(range(200, 248))))           # junk after the payload
+    ops = split(nv, pkt)
+    assert [o.mask for o in ops] == [0b1000, 0b1111]
+    assert ops[0].data == bytes(48) + pay[:16] and ops[1].data == pay[16:80]
+    ref = BridgeRef(nv, sets=16, ht_entries=8, default=lambda ln: bytes([ln & 0xFF]) * 64)
+    rsp, _, _ = ref.process(pkt)
+    assert rsp.hdr.opcode == XlOp.WR_ACK
+    line0 = (nv.hpa_base >> 6)
+    assert ref.mem[line0] == bytes([line0 & 0xFF]) * 48 + pay[:16]         # read-modify-write
+    rsp, _, local = ref.process(Packet(XlHeader(XlOp.READ, 1, 2, len_field_for(NVLINK, 96), b + 32)))
+    assert local == [True, True]                                           # write-allocated lines
+    want = bytes([line0 & 0xFF]) * 16 + pay[:80]
+    assert len(rsp.lines) == 2 and rsp.lines[0] == want[:64] and rsp.lines[1] == want[64:] + bytes(32)
+    assert len(nv_flits(rsp)) == 1 + 6 and rsp.wire_bytes(NVLINK) == 16 * 7
+    # NXM on the read of a partial write: the line is not written, the request answers CXL_ERR
+    ref.nxm.add(line0 + 100)
+    rsp, _, _ = ref.process(Packet(XlHeader(XlOp.WRITE, 1, 2, 2, b + 64 * 100), (bytes(64),)))
+    assert rsp.hdr.status == XlStatus.CXL_ERR and (line0 + 100) not in ref.mem
+
+
+def test_coherent_full_line_write() -> None:
+    ref = BridgeRef(CFG, sets=16)
+    a = CFG.win_base + CFG.coh_off
+    rsp, ops, _ = ref.process(_req(XlOp.WRITE, a, 128))
+    assert rsp.hdr.opcode == XlOp.WR_ACK and all(o.coherent for o in ops)
+    assert ref.mem[ops[1].hpa >> 6] == bytes([1]) * 64
+    _, _, local = ref.process(_req(XlOp.READ, a, 128))
+    assert local == [False, False]                                         # never cached

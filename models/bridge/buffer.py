@@ -3,10 +3,17 @@ functional reference of the whole bridge.
 
 Policies (parameters of xbridge_core):
 * hot-line cache: direct-mapped, SETS lines of 64 B kept in the HBM model; tag = CXL line address.
-  Read miss -> line filled after the CXL response (or after a write-buffer forward); write ->
+  Read miss -> line filled (from the CXL response, or from a write-buffer forward); write ->
   update on a tag hit, allocate on a miss when WR_ALLOC=1. Coherent lines are never cached (a
   bridge copy would not be snooped). Write-through: the write buffer always drains to CXL, so an
-  eviction never writes back.
+  eviction never writes back. The read of a partial-line write (read-modify-write) does not fill;
+  the merged write then follows the write rule.
+  Timing rule (what makes hit/miss exact when requests do not overlap): every fill is taken (a full
+  HBM write queue back-pressures S2M DRS instead of dropping the fill) and the tag is written when
+  the line enters the HBM write queue, i.e. when its data reaches the bridge, which is before the
+  request's response leaves. A hit read waits until the queue is empty, so it never overtakes a
+  queued write of its set. When requests overlap, which of two fills of one set lands last depends
+  on CXL response order; only the sequential case is checked exactly.
 * header table: direct-mapped on the request's line address, HT_ENTRIES entries, key = (addr, len,
   opcode); a hit skips the translate/build stages of the conversion pipeline.
 * write buffer: WB_DEPTH posted 64 B writes; the XLink write is acknowledged when all its lines are
@@ -17,7 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.bridge.convert import BridgeConfig, LineOp, check, response, split
+from models.bridge.convert import (BridgeConfig, LineOp, check, len_bytes, merge, read_payload,
+                                   response, split)
 from models.bridge.packets import Packet, XlOp, XlStatus
 
 
@@ -96,23 +104,43 @@ class BridgeRef:
             return self.mem[line]
         return self.default(line) if callable(self.default) else bytes(64)
 
+    def _err(self, st: XlStatus) -> None:
+        self.errors[int(st)] = self.errors.get(int(st), 0) + 1
+
     def process(self, pkt: Packet) -> tuple[Packet, list[LineOp], list[bool]]:
-        """Response, line operations, and per line 'answered on the bridge' (sequential mode)."""
+        """Response, line operations, and per line 'answered on the bridge' (sequential mode).
+
+        Writes: a full line is written as is (CXL.mem MemWr, or CXL.cache ItoMWr when coherent);
+        a partial line is merged into the current line (read-modify-write); if that read is
+        answered MemData-NXM the line is not written and the request answers CXL_ERR.
+        """
         st = check(self.cfg, pkt)
         if st != XlStatus.OK:
-            self.errors[int(st)] = self.errors.get(int(st), 0) + 1
+            self._err(st)
             return response(pkt.hdr, st), [], []
         if self.htab is not None:
             self.htab.lookup_insert(pkt.hdr.addr, pkt.hdr.len, pkt.hdr.opcode)
         ops = split(self.cfg, pkt)
         local: list[bool] = []
         if pkt.hdr.opcode == XlOp.WRITE:
+            err = False
             for op in ops:
                 assert op.data is not None
-                self.mem[op.hpa >> 6] = op.data
-                if self.cache is not None:
-                    self.cache.write(op.hpa >> 6)
+                line = op.hpa >> 6
                 local.append(False)
+                if op.partial:
+                    if line in self.nxm and not (self.cache is not None
+                                                 and self.cache.tags.get(self.cache.index(line)) == line):
+                        err = True
+                        continue
+                    self.mem[line] = merge(self.read_line(line), op.data, op.mask)
+                else:
+                    self.mem[line] = op.data
+                if self.cache is not None and not op.coherent:
+                    self.cache.write(line)
+            if err:
+                self._err(XlStatus.CXL_ERR)
+                return response(pkt.hdr, XlStatus.CXL_ERR), ops, local
             return response(pkt.hdr, XlStatus.OK), ops, local
         lines = []
         err = False
@@ -128,6 +156,7 @@ class BridgeRef:
                 err = True
             lines.append(self.read_line(line))
         if err:
-            self.errors[int(XlStatus.CXL_ERR)] = self.errors.get(int(XlStatus.CXL_ERR), 0) + 1
+            self._err(XlStatus.CXL_ERR)
             return response(pkt.hdr, XlStatus.CXL_ERR), ops, local
-        return response(pkt.hdr, XlStatus.OK, tuple(lines)), ops, local
+        nbytes = len_bytes(self.cfg.flavor, pkt.hdr.len)
+        return response(pkt.hdr, XlStatus.OK, read_payload(pkt.hdr.addr, nbytes, lines)), ops, local

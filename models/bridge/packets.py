@@ -5,8 +5,14 @@ UALink moves 64 B transaction-layer (TL) flits packed into 640 B data-link (DL) 
 64-256 B with tags; NVLink moves 16 B flits, a packet = 1 header flit + 2..16 data flits (48-272 B).
 What is ours (the real formats are not public): every header field position below, the opcode and
 status codes, the DL flit layout (one 64 B DL segment + 9 TL slots) and header-only NVLink read
-requests. Both flavours use the same field positions; only the length encoding and the header size
-(64 B TL slot vs 16 B flit) differ.
+requests, the packet-relative data placement and the alignment rules. Both flavours use the same
+field positions; only the length encoding and the header size (64 B TL slot vs 16 B flit) differ.
+
+Sizes: UALink 64..256 B in 64 B steps, 64 B aligned. NVLink 2..16 data flits (32..256 B in 16 B
+steps), 16 B aligned, and the request must lie inside the four 64 B lines starting at its line
+((addr % 64) + bytes <= 256). Data is packet-relative: payload byte k is byte k % 64 of data beat
+k // 64 (NVLink: data flit k // 16); unused bytes of the last beat are ignored on requests and zero
+on responses.
 
 Header fields (LSB-first):
   [3:0] opcode  [7:4] status  [17:8] tag  [27:18] src  [36:28] len  [43:37] rsvd (0)
@@ -45,12 +51,12 @@ class XlOp(IntEnum):
 
 class XlStatus(IntEnum):
     OK = 0
-    BAD_LEN = 1       # length field / data beats not a supported 64 B multiple (64-256 B)
+    BAD_LEN = 1       # length field not a legal size of the flavour, or wrong number of data beats
     BAD_OP = 2        # opcode is not READ/WRITE
     BAD_ADDR = 3      # request not entirely inside the XLink window
-    BAD_ALIGN = 4     # address not 64 B aligned
-    COH_WR = 5        # write to the coherent region (CXL.cache write path not built)
-    CXL_ERR = 6       # far side answered MemData-NXM
+    BAD_ALIGN = 4     # address misaligned (UALink 64 B; NVLink 16 B, and inside 4 lines)
+    COH_PTL = 5       # partial-line write to the coherent region (needs byte enables: not built)
+    CXL_ERR = 6       # far side answered MemData-NXM (read line, or the read of a partial write)
 
 
 # field name -> (lsb, width)
@@ -113,10 +119,10 @@ class Packet:
         return [(b, i == len(out) - 1) for i, b in enumerate(out)]
 
     def wire_bytes(self, flavor: str) -> int:
-        """Bytes on the XLink wire (UALink: TL slots; NVLink: 16 B flits)."""
+        """Bytes on the XLink wire (UALink: TL slots; NVLink: 16 B flits, len data flits)."""
         if flavor == UALINK:
             return UAL_TL_BYTES * (1 + len(self.lines))
-        return NV_FLIT_BYTES * (1 + 4 * len(self.lines))
+        return NV_FLIT_BYTES * (1 + (self.hdr.len if self.lines else 0))
 
 
 def packet_from_beats(beats: list[int]) -> Packet:
@@ -126,12 +132,17 @@ def packet_from_beats(beats: list[int]) -> Packet:
 
 # --- NVLink 16 B flit view ------------------------------------------------------------------------
 def nv_flits(pkt: Packet) -> list[int]:
-    """128-bit flits of an NVLink packet: header flit then 4 flits per 64 B line."""
+    """128-bit flits of an NVLink packet: header flit then its len data flits (packet-relative)."""
     fl = [pkt.hdr.pack()]
-    for ln in pkt.lines:
-        v = int.from_bytes(ln, "little")
-        fl += [(v >> (128 * i)) & bit_mask(128) for i in range(4)]
+    data = b"".join(pkt.lines)
+    n = pkt.hdr.len if pkt.lines else 0
+    fl += [int.from_bytes(data[16 * i:16 * i + 16], "little") for i in range(n)]
     return fl
+
+
+def beats_for(nbytes: int) -> int:
+    """Data beats (64 B) that carry nbytes of payload."""
+    return -(-nbytes // LINE_BYTES)
 
 
 # --- UALink 640 B DL flit (ours: DL segment + 9 TL slots) -----------------------------------------

@@ -1,9 +1,10 @@
 // XLink-CXL bridge with the CXL link layer on its wire side: xbridge_core + rtl/link/cxl_link
 // (ROLE_DOWN: the bridge is the CXL.mem host of the far memory; 68B flits by default). The core's
 // M2S Req/RwD go out as link classes M_REQ/M_DATA; S2M NDR/DRS come in on M_RSP/M_DATA. The
-// CXL.cache path (D2H Req out, H2D Data in) stays a message port: a ROLE_DOWN link cannot carry
-// D2H requests, so the coherent path needs its own ROLE_UP link toward the coherence agent (not
-// built here, see README). Link messages the bridge never expects are taken and counted.
+// CXL.cache path (D2H Req/Data out, H2D Rsp/Data in) stays a message port: a ROLE_DOWN link cannot
+// carry D2H requests, so the coherent path needs its own ROLE_UP link toward the coherence agent
+// (not built here, see README). Link messages the bridge never expects are taken and counted.
+// S2M DRS may be held back by the core (full HBM write queue); the link buffers it.
 module xbridge_top #(
     parameter integer  FLAVOR     = 0,
     parameter [63:0]   WIN_BASE   = 64'h1_0000_0000,
@@ -16,6 +17,7 @@ module xbridge_top #(
     parameter integer  WR_ALLOC   = 1,
     parameter integer  HT_ENTRIES = 8,
     parameter integer  WB_DEPTH   = 8,
+    parameter integer  WQ_DEPTH   = 4,
     parameter integer  NROB       = 4,
     parameter integer  HBM_INFLIGHT = 8,
     parameter integer  NPC        = 2,
@@ -44,6 +46,13 @@ module xbridge_top #(
     output wire d2h_req_valid,
     input wire d2h_req_ready,
     output wire [127:0] d2h_req_hdr,
+    output wire d2h_data_valid,
+    input wire d2h_data_ready,
+    output wire [127:0] d2h_data_hdr,
+    output wire [511:0] d2h_data_data,
+    input wire h2d_rsp_valid,
+    output wire h2d_rsp_ready,
+    input wire [127:0] h2d_rsp_hdr,
     input wire h2d_data_valid,
     output wire h2d_data_ready,
     input wire [127:0] h2d_data_hdr,
@@ -54,6 +63,7 @@ module xbridge_top #(
     output wire [31:0] stat_fwd,
     output wire [31:0] stat_miss,
     output wire [31:0] stat_ht_hit,
+    output wire [31:0] stat_rmw,
     output wire wb_empty,
     output wire dbg_line_valid,
     output wire [2:0] dbg_line_kind,
@@ -89,13 +99,14 @@ module xbridge_top #(
     wire         l_commit, l_replay, l_ovf, l_cerr;
     wire [511:0] unused_c_data = l_rx_data[511:0];
     wire [511:0] unused_c_hdr  = l_rx_hdr[511:0];
-    wire         core_ndr_rdy, core_drs_rdy;   // always 1: the core reserves ROB space
+    wire         core_ndr_rdy;   // always 1: the core reserves ROB space
     /* verilator lint_on UNUSEDSIGNAL */
+    wire         core_drs_rdy;
 
     xbridge_core #(
         .FLAVOR(FLAVOR), .WIN_BASE(WIN_BASE), .WIN_SIZE(WIN_SIZE), .HPA_BASE(HPA_BASE),
         .COH_OFF(COH_OFF), .COH_SIZE(COH_SIZE), .BUF_EN(BUF_EN), .SETS(SETS),
-        .WR_ALLOC(WR_ALLOC), .HT_ENTRIES(HT_ENTRIES), .WB_DEPTH(WB_DEPTH), .NROB(NROB),
+        .WR_ALLOC(WR_ALLOC), .HT_ENTRIES(HT_ENTRIES), .WB_DEPTH(WB_DEPTH), .WQ_DEPTH(WQ_DEPTH), .NROB(NROB),
         .HBM_INFLIGHT(HBM_INFLIGHT), .NPC(NPC), .NBANK(NBANK), .ROW_LINES(ROW_LINES),
         .T_CL(T_CL), .T_RCD(T_RCD), .T_RP(T_RP), .T_RAS(T_RAS), .T_BURST(T_BURST),
         .T_REFI(T_REFI), .T_RFC(T_RFC)) u_core (
@@ -118,6 +129,13 @@ module xbridge_top #(
         .d2h_req_valid(d2h_req_valid),
         .d2h_req_ready(d2h_req_ready),
         .d2h_req_hdr(d2h_req_hdr),
+        .d2h_data_valid(d2h_data_valid),
+        .d2h_data_ready(d2h_data_ready),
+        .d2h_data_hdr(d2h_data_hdr),
+        .d2h_data_data(d2h_data_data),
+        .h2d_rsp_valid(h2d_rsp_valid),
+        .h2d_rsp_ready(h2d_rsp_ready),
+        .h2d_rsp_hdr(h2d_rsp_hdr),
         .h2d_data_valid(h2d_data_valid),
         .h2d_data_ready(h2d_data_ready),
         .h2d_data_hdr(h2d_data_hdr),
@@ -128,6 +146,7 @@ module xbridge_top #(
         .stat_fwd(stat_fwd),
         .stat_miss(stat_miss),
         .stat_ht_hit(stat_ht_hit),
+        .stat_rmw(stat_rmw),
         .wb_empty(wb_empty),
         .dbg_line_valid(dbg_line_valid),
         .dbg_line_kind(dbg_line_kind),
@@ -149,7 +168,7 @@ module xbridge_top #(
     cxl_link #(.FLIT_MODE(FLIT_MODE), .ROLE(CXL_ROLE_DOWN)) u_link (
         .clk(clk), .rst(rst),
         .tx_valid(tx_valid), .tx_ready(l_tx_ready), .tx_hdr(tx_hdr), .tx_data({m2s_rwd_data, 512'd0}),
-        .rx_valid(l_rx_valid), .rx_ready(6'b111111), .rx_hdr(l_rx_hdr), .rx_data(l_rx_data),
+        .rx_valid(l_rx_valid), .rx_ready({core_drs_rdy, 5'b11111}), .rx_hdr(l_rx_hdr), .rx_data(l_rx_data),
         .tx_flit_valid(tx_flit_valid), .tx_flit_ready(tx_flit_ready), .tx_flit(tx_flit),
         .rx_flit_valid(rx_flit_valid), .rx_flit(rx_flit),
         .link_up(link_up), .link_fatal(link_fatal), .stat_crc_err(l_crc), .stat_retry(l_retry),

@@ -11,13 +11,16 @@ tb/bridge/tb_bench.py and returns:
   targets.md at 1 GHz (UALink 100 B/cycle per x4 port, NVLink 50 B/cycle per link) for comparison.
   Plain keys: a near-ideal far side (FAR_FAST cycles): the bridge datapath limit. ".far284" keys:
   far side at 284 cycles: bounded by outstanding capacity (NROB requests, WB_DEPTH posted lines).
-  ".nrob16_wb32" keys: the same datapath with NROB=16, WB_DEPTH=32.
+  ".nrob16_wb32" keys: the same datapath with NROB=16, WB_DEPTH=32; ".nrob16_wb32_pc8" also with
+  8 HBM pseudo-channels (a quarter of an HBM3 stack) instead of 2: what is left is the one-beat-
+  per-cycle XLink datapath.
 * bridge.hbm_hit_rate.* and bridge.latency_saved_cycles.*: tensor (reuse-heavy) and streaming
   traces, buffer on vs off (negative saved = the buffer made it worse).
 """
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +28,7 @@ from pathlib import Path
 from models.bridge import NVLINK, UALINK
 from models.bridge.packets import NV_FLIT_BYTES, UAL_DL_BYTES, UAL_DL_SLOTS
 from tb.bridge.env import TbConfig
-from tb.common.runner import rtl_sources, run_cocotb
+from tb.common.runner import REPO, rtl_sources, run_cocotb
 
 SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
            "common/skid_buffer.v")
@@ -46,6 +49,10 @@ def _run(cfg: TbConfig, tests: list[str], out: Path, far: int = FAR, tag: str = 
 
 
 def bench() -> dict[str, float]:
+    # cocotb's runner hands sys.path to the simulator as PYTHONPATH; under `python -c` its first
+    # entry is '' (the simulator's own directory), so the repo root must be there explicitly
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory() as td:
         out = Path(td)
         ual = TbConfig(flavor=UALINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
@@ -58,6 +65,7 @@ def bench() -> dict[str, float]:
         _run(nv, ["throughput"], out, far=FAR_FAST)
         big = replace(ual, nrob=16, wb_depth=32)
         _run(big, ["throughput"], out, far=FAR_FAST, tag="big")
+        _run(replace(big, npc=8), ["throughput"], out, far=FAR_FAST, tag="bigpc8")
         r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
     lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
     res: dict[str, float] = {
@@ -75,9 +83,10 @@ def bench() -> dict[str, float]:
         for d in ("wr", "rd"):
             res[f"bridge.throughput_bytes_per_cycle{tag}.ualink_{d}"] = tu[f"{d}_beats_per_cycle"] * ual_b_per_beat
             res[f"bridge.throughput_bytes_per_cycle{tag}.nvlink_{d}"] = tn[f"{d}_pkts_per_cycle"] * nv_pkt
-    tb = r[f"throughput_buf1_ualink_far{FAR_FAST}_big"]
-    for d in ("wr", "rd"):
-        res[f"bridge.throughput_bytes_per_cycle.nrob16_wb32.ualink_{d}"] = tb[f"{d}_beats_per_cycle"] * ual_b_per_beat
+    for tag, key in (("big", "nrob16_wb32"), ("bigpc8", "nrob16_wb32_pc8")):
+        tb = r[f"throughput_buf1_ualink_far{FAR_FAST}_{tag}"]
+        for d in ("wr", "rd"):
+            res[f"bridge.throughput_bytes_per_cycle.{key}.ualink_{d}"] = tb[f"{d}_beats_per_cycle"] * ual_b_per_beat
     res["bridge.throughput_bytes_per_cycle"] = min(
         res["bridge.throughput_bytes_per_cycle.ualink_wr"], res["bridge.throughput_bytes_per_cycle.ualink_rd"])
     for fl in (UALINK, NVLINK):

@@ -2,10 +2,12 @@
 
 * XLink agent: VRAgent driving xl_rx (header + data beats with `last`), VRAgent sink on xl_tx with a
   back-pressure pattern; a packet assembler turns tx beats into packets.
-* CXL memory agent (:class:`CxlMemAgent`): accepts M2S Req/RwD and D2H Req with a ready pattern,
-  answers each after a random latency (out of order) with S2M DRS/NDR or H2D Data from one memory
-  model (the coherence agent of the coherent sub-range shares it). Reads see the memory at response
-  time, writes land at response time: any ordering bug of the bridge shows up as wrong data.
+* CXL memory agent (:class:`CxlMemAgent`): accepts M2S Req/RwD, D2H Req and D2H Data with a ready
+  pattern, answers each after a random latency (out of order) with S2M DRS/NDR, H2D Data (RdCurr)
+  or H2D Rsp GO_WritePull (ItoMWr, the line then comes on D2H Data) from one memory model (the
+  coherence agent of the coherent sub-range shares it). Reads see the memory at response time,
+  writes land at response time (MemWr) or when the pulled line arrives (ItoMWr): any ordering bug
+  of the bridge shows up as wrong data.
 * Scoreboard: in-order XLink responses against the functional reference models.bridge.BridgeRef.
 * Checkers: the HBM controller's completion times against models.bridge.HbmModel, the CXL
   messages' fields, the per-line debug stream; coverage of opcode x size x hit/miss (per flavour).
@@ -26,9 +28,9 @@ from pyuvm import uvm_component, uvm_env
 
 from models.bridge import (NVLINK, UALINK, BridgeConfig, BridgeRef, HbmGeom, HbmModel, HbmTiming,
                            Packet, XlHeader, XlOp, XlStatus, len_field_for)
-from models.bridge.packets import HDR_USED_BITS
-from models.cxl.messages import (D2HReq, D2HReqOp, H2DData, M2SReq, M2SReqOp, M2SRwD, M2SRwDOp,
-                                 S2MDRS, S2MDRSOp, S2MNDR, S2MNDROp)
+from models.bridge.packets import HDR_USED_BITS, beats_for
+from models.cxl.messages import (D2HData, D2HReq, D2HReqOp, H2DData, H2DRsp, H2DRspOp, M2SReq,
+                                 M2SReqOp, M2SRwD, M2SRwDOp, S2MDRS, S2MDRSOp, S2MNDR, S2MNDROp)
 from tb.common.checker import CycleChecker
 from tb.common.coverage import CoverageCollector
 from tb.common.patterns import Pattern
@@ -37,7 +39,8 @@ from tb.common.seeds import component_rng
 from tb.common.signals import SignalPool
 from tb.common.vr_agent import Beat, VRAgent, VRBus
 
-KIND_NAMES = {0: "memrd", 1: "hit", 2: "fwd", 3: "coh", 4: "wbwr", 5: "wr", 6: "wbwr_hit"}
+KIND_NAMES = {0: "memrd", 1: "hit", 2: "fwd", 3: "coh", 4: "wbwr", 5: "wr", 6: "wbwr_hit",
+              7: "cohwr"}
 MASK96 = (1 << HDR_USED_BITS) - 1
 
 
@@ -61,6 +64,7 @@ class TbConfig:
     row_lines: int = 16
     nrob: int = 4
     wb_depth: int = 8
+    wq_depth: int = 4
     hbm_inflight: int = 8
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
 
@@ -80,6 +84,7 @@ class TbConfig:
         p.update({"BUF_EN": self.buf_en, "SETS": self.sets, "WR_ALLOC": self.wr_alloc,
                   "HT_ENTRIES": self.ht_entries, "NPC": self.npc, "NBANK": self.nbank,
                   "ROW_LINES": self.row_lines, "NROB": self.nrob, "WB_DEPTH": self.wb_depth,
+                  "WQ_DEPTH": self.wq_depth,
                   "HBM_INFLIGHT": self.hbm_inflight})
         p.update(HbmTiming.hbm3().params())
         return p
@@ -98,7 +103,8 @@ class CxlMemAgent(uvm_component):
         self.mem: dict[int, bytes] = {}
         self.nxm: set[int] = set()
         self.errors: list[str] = []
-        self.counts = {"m2s_req": 0, "m2s_rwd": 0, "d2h_req": 0}
+        self.counts = {"m2s_req": 0, "m2s_rwd": 0, "d2h_req": 0, "itomwr": 0, "d2h_data": 0}
+        self.pulls: dict[int, int] = {}        # write-pull UQID -> line
         self.req_cycle: dict[int, int] = {}    # tag -> cycle accepted (latency measurement)
         self.far_cycles: list[int] = []
         self.accept_log: list[tuple[int, str, int]] = []
@@ -120,20 +126,27 @@ class CxlMemAgent(uvm_component):
 
     async def run_phase(self) -> None:
         dut = cocotb.top
-        for s in ("m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready", "s2m_drs_valid",
-                  "s2m_ndr_valid", "h2d_data_valid"):
+        for s in ("m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready", "d2h_data_ready",
+                  "s2m_drs_valid", "s2m_ndr_valid", "h2d_data_valid", "h2d_rsp_valid"):
             getattr(dut, s).value = 0
         cyc = 0
-        pend: dict[str, list[tuple[int, int, Any]]] = {"drs": [], "ndr": [], "h2d": []}
-        cur: dict[str, Any] = {"drs": None, "ndr": None, "h2d": None}
-        ready_sig = {"drs": "s2m_drs_ready", "ndr": "s2m_ndr_ready", "h2d": "h2d_data_ready"}
-        valid_sig = {"drs": "s2m_drs_valid", "ndr": "s2m_ndr_valid", "h2d": "h2d_data_valid"}
+        pend: dict[str, list[tuple[int, int, Any]]] = {"drs": [], "ndr": [], "h2d": [], "rsp": []}
+        cur: dict[str, Any] = {"drs": None, "ndr": None, "h2d": None, "rsp": None}
+        ready_sig = {"drs": "s2m_drs_ready", "ndr": "s2m_ndr_ready", "h2d": "h2d_data_ready",
+                     "rsp": "h2d_rsp_ready"}
+        valid_sig = {"drs": "s2m_drs_valid", "ndr": "s2m_ndr_valid", "h2d": "h2d_data_valid",
+                     "rsp": "h2d_rsp_valid"}
+        # the core always takes NDR and H2D Data (ROB space is reserved); DRS may wait for the HBM
+        # write queue and H2D Rsp for the D2H Data output
+        strict = {"ndr", "h2d"}
         seq = 0
+        uqid = 0
         while True:
             await FallingEdge(dut.clk)
             cyc += 1
-            rdy = [int(self.ready_pat.next()) for _ in range(3)]
-            dut.m2s_req_ready.value, dut.m2s_rwd_ready.value, dut.d2h_req_ready.value = rdy
+            rdy = [int(self.ready_pat.next()) for _ in range(4)]
+            (dut.m2s_req_ready.value, dut.m2s_rwd_ready.value, dut.d2h_req_ready.value,
+             dut.d2h_data_ready.value) = rdy
             # present the next due response per channel; it stays until accepted
             for ch, q in pend.items():
                 if cur[ch] is None and q and q[0][0] <= cyc:
@@ -150,11 +163,15 @@ class CxlMemAgent(uvm_component):
                         tag, line, data = item
                         self.mem[line] = data
                         dut.s2m_ndr_hdr.value = S2MNDR(memop=S2MNDROp.CMP, tag=tag).to_canonical()
-                    else:
+                    elif ch == "h2d":
                         cqid, line = item
                         m = H2DData(cqid=cqid, data=self.read(line))
                         dut.h2d_data_hdr.value = m.to_canonical()
                         dut.h2d_data_data.value = int.from_bytes(m.data, "little")
+                    else:
+                        cqid, u = item
+                        dut.h2d_rsp_hdr.value = H2DRsp(opcode=H2DRspOp.GO_WRITEPULL, rspdata=u,
+                                                       cqid=cqid).to_canonical()
                     cur[ch] = item
                 getattr(dut, valid_sig[ch]).value = int(cur[ch] is not None)
             await ReadOnly()
@@ -164,7 +181,7 @@ class CxlMemAgent(uvm_component):
                 if cur[ch] is not None:
                     if int(getattr(dut, ready_sig[ch]).value):
                         cur[ch] = None
-                    elif self.strict_ready:
+                    elif self.strict_ready and ch in strict:
                         self.errors.append(f"bridge not ready for {ch} (the core must always accept)")
             lat = self.rng.randint(*self.lat)
             if int(dut.m2s_req_valid.value) and rdy[0]:
@@ -190,20 +207,36 @@ class CxlMemAgent(uvm_component):
             if int(dut.d2h_req_valid.value) and rdy[2]:
                 d = D2HReq.from_canonical(int(dut.d2h_req_hdr.value))
                 self.counts["d2h_req"] += 1
-                if d.opcode != D2HReqOp.RDCURR:
-                    self.errors.append(f"unexpected D2H Req opcode {d.opcode}")
                 off = (d.addr << 6) - self.cfg.bridge.hpa_base
                 b = self.cfg.bridge
                 if not b.coh_off <= off < b.coh_off + b.coh_size:
                     self.errors.append(f"D2H Req for a non-coherent line {d.addr:#x}")
                 seq += 1
-                heapq.heappush(pend["h2d"], (cyc + lat, seq, (d.cqid, d.addr)))
+                if d.opcode == D2HReqOp.RDCURR:
+                    heapq.heappush(pend["h2d"], (cyc + lat, seq, (d.cqid, d.addr)))
+                elif d.opcode == D2HReqOp.ITOMWR:
+                    self.counts["itomwr"] += 1
+                    uqid = (uqid + 1) % 4096
+                    self.pulls[uqid] = d.addr
+                    heapq.heappush(pend["rsp"], (cyc + lat, seq, (d.cqid, uqid)))
+                else:
+                    self.errors.append(f"unexpected D2H Req opcode {d.opcode}")
+            if int(dut.d2h_data_valid.value) and rdy[3]:
+                dd = D2HData.from_canonical(int(dut.d2h_data_hdr.value),
+                                            int(dut.d2h_data_data.value).to_bytes(64, "little"))
+                self.counts["d2h_data"] += 1
+                line = self.pulls.pop(dd.uqid, None)
+                if line is None:
+                    self.errors.append(f"D2H Data with UQID {dd.uqid} that was never pulled")
+                else:
+                    self.mem[line] = dd.data
 
     def outstanding(self) -> int:
-        return 0
+        return len(self.pulls)
 
     def check_phase(self) -> None:
         assert not self.errors, "\n".join(self.errors[:20])
+        assert not self.pulls, f"write pulls never answered with data: {sorted(self.pulls)[:8]}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -304,20 +337,22 @@ class BridgeEnv(uvm_env):
 
 
 def size_bins() -> list[int]:
+    """Coverage size bins: bytes of the 64 B lines a request touches."""
     return [64, 128, 192, 256]
 
 
 def outcome(kinds: list[str]) -> str:
     if any(k in ("hit", "fwd", "wbwr_hit") for k in kinds):
         return "hit"
-    if any(k == "coh" for k in kinds):
+    if any(k in ("coh", "cohwr") for k in kinds):
         return "coh"
     return "miss"
 
 
 def make_packet(cfg: TbConfig, rng: random.Random, op: int, addr: int, nbytes: int, tag: int,
                 src: int) -> Packet:
-    n = nbytes // 64 if op == XlOp.WRITE else 0
+    """Request packet; a write's last beat carries random junk past the payload (ignored)."""
+    n = beats_for(nbytes) if op == XlOp.WRITE else 0
     lines = tuple(rng.randbytes(64) for _ in range(n))
     return Packet(XlHeader(opcode=op, tag=tag, src=src, len=len_field_for(cfg.flavor, nbytes),
                            addr=addr), lines)

@@ -41,8 +41,9 @@ class Harness:
         pi = bi = 0
         wait = 0
         cur = {"drs": None, "ndr": None, "h2d": None}
-        for s in ("xl_tx_ready", "m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready"):
+        for s in ("xl_tx_ready", "m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready", "d2h_data_ready"):
             getattr(dut, s).value = 1
+        rdy_sig = {"drs": "s2m_drs_ready", "ndr": "s2m_ndr_ready", "h2d": "h2d_data_ready"}
         while self.cyc < max_cycles:
             await FallingEdge(dut.clk)
             self.cyc += 1
@@ -52,13 +53,15 @@ class Harness:
             else:
                 dut.xl_rx_valid.value = 0
                 wait -= 1
-            for ch in cur:
-                cur[ch] = None
+            # a presented response stays until the bridge takes it (DRS may wait for the HBM queue)
             while self.q and self.q[0][0] <= self.cyc and cur[self.q[0][2]] is None:
                 _, _, ch, it = heapq.heappop(self.q)
                 cur[ch] = it
             self._drive(cur)
             await ReadOnly()
+            for ch in cur:
+                if cur[ch] is not None and int(getattr(dut, rdy_sig[ch]).value):
+                    cur[ch] = None
             if int(dut.xl_rx_valid.value) and int(dut.xl_rx_ready.value):
                 self.rx_beats += 1
                 if bi == 0:
@@ -125,7 +128,7 @@ async def fresh(dut: object, first: bool = False) -> None:
     """Reset the DUT between runs (the clock is started once per test)."""
     if not first:
         await FallingEdge(dut.clk)
-    for s in ("xl_rx_valid", "s2m_drs_valid", "s2m_ndr_valid", "h2d_data_valid"):
+    for s in ("xl_rx_valid", "s2m_drs_valid", "s2m_ndr_valid", "h2d_data_valid", "h2d_rsp_valid"):
         getattr(dut, s).value = 0
     cr = ClockReset(dut.clk, dut.rst)
     await (cr.start() if first else cr.reset())

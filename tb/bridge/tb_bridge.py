@@ -9,7 +9,8 @@ import pyuvm
 from cocotb.triggers import ClockCycles, FallingEdge
 from pyuvm import uvm_test
 
-from models.bridge import Packet, XlHeader, XlOp, XlStatus
+from models.bridge import NVLINK, UALINK, Packet, XlHeader, XlOp, XlStatus
+from models.bridge.convert import FULL_MASK, line_masks
 from tb.bridge.env import (BridgeEnv, TbConfig, beats_payloads, make_packet, new_ref, outcome,
                            size_bins)
 from tb.common.clock import ClockReset
@@ -42,8 +43,11 @@ class BridgeBase(uvm_test):
         cg.coverpoint("size", size_bins())
         buf = self.cfg.buf_en
         cg.coverpoint("res", ["hit", "miss", "coh"] if buf else ["miss", "coh"])
-        cg.cross("op_x_size_x_res", ["op", "size", "res"],
-                 ignore=lambda c: (c[0] == "write" and c[2] == "coh") or (not buf and c[2] == "hit"))
+        cg.cross("op_x_size_x_res", ["op", "size", "res"])
+        if self.cfg.flavor == NVLINK:
+            # partial lines (16 B granularity): reads return the bytes, writes read-modify-write
+            cg.coverpoint("shape", ["full", "head", "tail", "both"])
+            cg.cross("op_x_shape", ["op", "shape"])
         self.cg = cg
         self.eg = None
 
@@ -56,31 +60,45 @@ class BridgeBase(uvm_test):
         return make_packet(self.cfg, self.rng, op, self.base() + off, nbytes, self.tag,
                            self.rng.randrange(1024))
 
-    def random_req(self, p_hot: float = 0.65) -> Packet:
+    def shape(self, full: bool = False) -> tuple[int, int, int]:
+        """Random legal (byte offset inside the first line, bytes, lines touched) of the flavour."""
         r = self.rng
-        nl = r.randint(1, 4)
+        if self.cfg.flavor == UALINK or full:
+            nl = r.randint(1, 4)
+            return 0, 64 * nl, nl
+        nfl = r.randint(2, 16)
+        s = r.randint(0, 16 - nfl)
+        s = min(s, 3)
+        return 16 * s, 16 * nfl, len(line_masks(16 * s, 16 * nfl))
+
+    def random_req(self, p_hot: float = 0.65, lines: int = 16384) -> Packet:
+        r = self.rng
         u = r.random()
-        if u < 0.1:
-            return self.pkt(XlOp.READ, self.cfg.bridge.coh_off + 64 * r.randrange(64), 64 * nl)
+        if u < 0.12:
+            # coherent sub-range: reads of any shape, full-line writes (ItoMWr)
+            op = XlOp.READ if u < 0.08 else XlOp.WRITE
+            lead, nb, nl = self.shape(full=(op == XlOp.WRITE))
+            return self.pkt(op, self.cfg.bridge.coh_off + 64 * r.randrange(64 - nl + 1) + lead, nb)
+        lead, nb, nl = self.shape()
         op = XlOp.READ if r.random() < 0.65 else XlOp.WRITE
-        if u < 0.1 + p_hot:
+        if u < 0.12 + p_hot:
             off = 64 * r.randrange(HOT_LINES - nl + 1)
         else:
-            off = 64 * r.randrange(16384)
-        return self.pkt(op, off, 64 * nl)
+            off = 64 * r.randrange(lines - nl + 1)
+        return self.pkt(op, off + lead, nb)
 
     async def send(self, pkt: Packet) -> None:
-        exp, _, local = self.ref.process(pkt)
+        exp, ops, local = self.ref.process(pkt)
         self.env.sb.write_expected(exp)
-        self.sent.append((pkt, exp, local))
+        self.sent.append((pkt, exp, local, [o.mask for o in ops]))
         await self.env.xl.send(beats_payloads(self.cfg, pkt))
 
     async def send_raw(self, pkt: Packet, beats: list[dict[str, int]], status: XlStatus) -> None:
         """A malformed packet: expected answer is ERR with `status` (checked against the model)."""
-        exp, _, local = self.ref.process(pkt)
+        exp, ops, local = self.ref.process(pkt)
         assert exp.hdr.status == status, f"model says {exp.hdr.status}, test meant {status}"
         self.env.sb.write_expected(exp)
-        self.sent.append((pkt, exp, local))
+        self.sent.append((pkt, exp, local, [o.mask for o in ops]))
         await self.env.xl.send(beats)
 
     async def wait_responses(self, max_cycles: int = 50000) -> None:
@@ -127,12 +145,12 @@ class BridgeBase(uvm_test):
         assert not bad, f"{len(bad)} CXL lines differ from the reference after drain, e.g. {bad[0]:#x}"
         extra = [ln for ln in mem.mem if ln not in ref.mem]
         assert not extra, f"bridge wrote lines the reference never wrote: {extra[:4]}"
-        n_err = sum(1 for _, e, _ in self.sent if e.hdr.opcode == XlOp.ERR)
+        n_err = sum(1 for _, e, _, _ in self.sent if e.hdr.opcode == XlOp.ERR)
         assert int(dut.stat_err.value) == n_err, f"stat_err {int(dut.stat_err.value)} != {n_err}"
         assert int(dut.stat_proto_err.value) == 0, "bridge saw CXL responses with unknown tags"
         assert self.env.dbg.hbm_checked > 0 or not self.cfg.buf_en or self.ref.cache is None \
             or self.ref.cache.hits == 0, "HBM accesses happened but none was checked"
-        for k, (pkt, exp, _) in enumerate(self.sent):
+        for k, (pkt, exp, _, masks) in enumerate(self.sent):
             kinds = self.env.dbg.kinds.get(k, [])
             if exp.hdr.opcode == XlOp.ERR:
                 if self.eg is not None:
@@ -141,11 +159,23 @@ class BridgeBase(uvm_test):
                     assert not kinds, f"request {k} answered with error but issued lines {kinds}"
                 continue
             nl = len(kinds)
-            assert nl == (len(exp.lines) if pkt.hdr.opcode == XlOp.READ else len(pkt.lines)), \
-                f"request {k}: {nl} lines issued"
-            self.cg.sample(op="read" if pkt.hdr.opcode == XlOp.READ else "write", size=64 * nl,
-                           res=outcome(kinds))
+            assert nl == len(masks), f"request {k}: {nl} lines issued, the request touches {len(masks)}"
+            op = "read" if pkt.hdr.opcode == XlOp.READ else "write"
+            self.cg.sample(op=op, size=64 * nl, res=outcome(kinds))
+            if self.cfg.flavor == NVLINK:
+                head, tail = masks[0] & 1 == 0, masks[-1] & 8 == 0
+                self.cg.sample(op=op, shape={(False, False): "full", (True, False): "head",
+                                             (False, True): "tail", (True, True): "both"}[(head, tail)])
+        # partial write lines: each reads its line unless it coalesces into the write buffer
+        n_part = sum(1 for p, e, _, ms in self.sent if p.hdr.opcode == XlOp.WRITE
+                     and e.hdr.status in (XlStatus.OK, XlStatus.CXL_ERR) for m in ms if m != FULL_MASK)
+        rmw = int(dut.stat_rmw.value)
+        if self.cfg.buf_en:
+            assert rmw <= n_part, f"{rmw} read-modify-writes for {n_part} partial lines"
+        else:
+            assert rmw == n_part, f"{rmw} read-modify-writes for {n_part} partial lines"
         self.logger.info(f"{len(self.sent)} requests, stats hit={int(dut.stat_hit.value)} "
+                         f"rmw={int(dut.stat_rmw.value)} "
                          f"fwd={int(dut.stat_fwd.value)} miss={int(dut.stat_miss.value)} "
                          f"ht_hit={int(dut.stat_ht_hit.value)} err={int(dut.stat_err.value)} "
                          f"cxl={self.env.mem.counts} hbm_checked={self.env.dbg.hbm_checked}")
@@ -153,8 +183,9 @@ class BridgeBase(uvm_test):
 
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
 class BridgeRandomTest(BridgeBase):
-    """Random sizes/addresses, hot-set reuse, coherent reads, back-pressure on both sides and
-    out-of-order CXL completions; coverage of opcode x size x hit/miss must be complete."""
+    """Random sizes/addresses (NVLink: every 16 B size and offset), hot-set reuse, coherent reads
+    and writes, back-pressure on both sides and out-of-order CXL completions; coverage of opcode x
+    size x hit/miss/coherent (and NVLink partial-line shapes) must be complete."""
 
     enforce_cov = True
     n_req = 260 * (10 if os.environ.get("SOAK") else 1)
@@ -164,11 +195,12 @@ class BridgeRandomTest(BridgeBase):
             await self.send(self.random_req())
         # make sure every (op, size) meets a warm line at least once
         for nl in range(1, 5):
-            for op in (XlOp.WRITE, XlOp.READ, XlOp.READ):
+            for op in (XlOp.WRITE, XlOp.READ, XlOp.READ, XlOp.WRITE):
                 await self.send(self.pkt(op, 64 * 4 * nl, 64 * nl))
             await self.wait_responses()
         for nl in range(1, 5):
             await self.send(self.pkt(XlOp.READ, self.cfg.bridge.coh_off + 64 * 8 * nl, 64 * nl))
+            await self.send(self.pkt(XlOp.WRITE, self.cfg.bridge.coh_off + 64 * 8 * nl, 64 * nl))
             await self.send(self.pkt(XlOp.READ, 64 * (20000 + 8 * nl), 64 * nl))
             await self.send(self.pkt(XlOp.WRITE, 64 * (30000 + 8 * nl), 64 * nl))
 
@@ -200,7 +232,7 @@ class BridgeSequentialTest(BridgeBase):
         super().final_checks()
         dut = cocotb.top
         hits = 0
-        for k, (pkt, exp, local) in enumerate(self.sent):
+        for k, (pkt, exp, local, _) in enumerate(self.sent):
             if pkt.hdr.opcode != XlOp.READ or exp.hdr.opcode == XlOp.ERR:
                 continue
             kinds = self.env.dbg.kinds.get(k, [])
@@ -219,8 +251,9 @@ class BridgeSequentialTest(BridgeBase):
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
 class BridgeErrorTest(BridgeBase):
     """Malformed packets (bad opcode, bad length, wrong data-beat count, misaligned, outside the
-    window, write to the coherent range) and far-side NXM, mixed with good traffic: each gets one
-    error response, the count matches, good requests are unaffected."""
+    window, partial write to the coherent range) and far-side NXM (reads, and the read of a
+    partial write), mixed with good traffic: each gets one error response, the count matches,
+    good requests are unaffected. The NXM lines are never written, so they are never cached."""
 
     enforce_cov = True
 
@@ -228,17 +261,21 @@ class BridgeErrorTest(BridgeBase):
         super().end_of_elaboration_phase()
         self.env.cov.groups.pop("xbridge")     # only the error bins are this test's goal
         self.eg = self.env.cov.group("errors")
-        self.eg.coverpoint("status", [s.name for s in XlStatus if s != XlStatus.OK])
+        # UALink has no partial lines, so a partial coherent write cannot be expressed
+        self.eg.coverpoint("status", [s.name for s in XlStatus if s != XlStatus.OK
+                                      and not (s == XlStatus.COH_PTL and self.cfg.flavor == UALINK)])
 
     def bad_len_field(self) -> int:
-        if self.cfg.flavor == "ualink":
+        if self.cfg.flavor == UALINK:
             return self.rng.choice([0, 32, 100, 320, 511])
-        return self.rng.choice([0, 2, 3, 5, 17, 31])
+        return self.rng.choice([0, 1, 17, 31, 100])
 
     async def traffic(self) -> None:
         r, b = self.rng, self.cfg.bridge
-        nxm_line = (b.hpa_base >> 6) + 5000
+        nxm_line = (b.hpa_base >> 6) + 40000
         self.env.mem.nxm.add(nxm_line)
+        nxm_off = (nxm_line - (b.hpa_base >> 6)) * 64
+        nv = self.cfg.flavor == NVLINK
         for _ in range(160):
             u = r.random()
             if u < 0.5:
@@ -255,24 +292,37 @@ class BridgeErrorTest(BridgeBase):
                 pkt = Packet(XlHeader(XlOp.READ, h.tag, h.src, self.bad_len_field(), h.addr))
                 await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_LEN)
             elif kind == 2:
-                good = self.pkt(XlOp.WRITE, 64 * r.randrange(16), 64 * r.randint(1, 4))
+                lead, nb, _ = self.shape()
+                good = self.pkt(XlOp.WRITE, 64 * r.randrange(16) + lead, nb)
                 lines = good.lines[:-1] if r.random() < 0.5 else good.lines + (r.randbytes(64),)
                 pkt = Packet(good.hdr, lines)
                 await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_LEN)
             elif kind == 3:
-                pkt = self.pkt(XlOp.READ, 64 * r.randrange(16) + r.choice([8, 16, 32]), 64)
+                if nv and r.random() < 0.5:     # 16 B aligned but spilling into a fifth line
+                    lead = 16 * r.randint(1, 3)
+                    pkt = self.pkt(r.choice([XlOp.READ, XlOp.WRITE]), 64 * r.randrange(16) + lead,
+                                   256 - 16 * r.randint(0, lead // 16 - 1))
+                else:
+                    pkt = self.pkt(XlOp.READ, 64 * r.randrange(16) + r.choice([8, 4, 40] if nv else [8, 16, 32]), 64)
                 await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_ALIGN)
             elif kind == 4:
                 off = r.choice([-64, -4096, b.win_size, b.win_size - 64])
                 nb = 128 if off == b.win_size - 64 else 64
                 pkt = self.pkt(XlOp.READ, off, nb)
                 await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.BAD_ADDR)
-            elif kind == 5:
-                pkt = self.pkt(XlOp.WRITE, b.coh_off - 64 * r.randint(0, 2), 64 * r.randint(3, 4))
-                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.COH_WR)
+            elif kind == 5 and nv:
+                # a write whose partial line lies in the coherent range (full lines there are fine)
+                lead = 16 * r.randint(0, 3)
+                nb = 16 * r.randint(2, 16 - lead // 16)
+                while lead == 0 and nb % 64 == 0:
+                    nb = 16 * r.randint(2, 15)
+                pkt = self.pkt(XlOp.WRITE, b.coh_off + 64 * r.randrange(8) + lead, nb)
+                await self.send_raw(pkt, beats_payloads(self.cfg, pkt), XlStatus.COH_PTL)
+            elif kind == 6 and nv and r.random() < 0.4:
+                # partial write of an NXM line: its read fails, the line is not written
+                await self.send(self.pkt(XlOp.WRITE, nxm_off + 16 * r.randint(0, 2), 16 * r.randint(2, 4 - 1)))
             else:
-                pkt = self.pkt(XlOp.READ, (nxm_line - (b.hpa_base >> 6)) * 64 - 64 * r.randint(0, 1), 128)
-                await self.send(pkt)
+                await self.send(self.pkt(XlOp.READ, nxm_off - 64 * r.randint(0, 1), 128))
 
 
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
@@ -287,10 +337,10 @@ class BridgeWriteBurstTest(BridgeBase):
         r = self.rng
         for _ in range(3):
             for _ in range(30):
-                nl = r.randint(1, 4)
-                await self.send(self.pkt(XlOp.WRITE, 64 * r.randrange(24 - nl + 1), 64 * nl))
+                lead, nb, nl = self.shape()
+                await self.send(self.pkt(XlOp.WRITE, 64 * r.randrange(24 - nl + 1) + lead, nb))
             for _ in range(10):
-                nl = r.randint(1, 4)
-                await self.send(self.pkt(XlOp.READ, 64 * r.randrange(24 - nl + 1), 64 * nl))
+                lead, nb, nl = self.shape()
+                await self.send(self.pkt(XlOp.READ, 64 * r.randrange(24 - nl + 1) + lead, nb))
         for k in range(6):
             await self.send(self.pkt(XlOp.READ, 256 * k, 256))
