@@ -36,6 +36,17 @@ class Paths:
         return asdict(self)
 
 
+def hop_ns(cfg: Config, key: str) -> float:
+    """A hop parameter; when it came from an RTL measurement with added port figures
+    (sim/system/measured.py `plus`), recomputed from the core time and the current values of those
+    parameters, so a --set of a port figure still counts. A --set of the hop itself wins."""
+    leaf = cfg.leaves[key]
+    comp = leaf.get("rtl")
+    if comp and not str(leaf["source"]).startswith("override"):
+        return float(comp["core_ns"]) + sum(n * float(cfg.get(k)) for k, n in comp["plus"].items())
+    return float(cfg.get(key))
+
+
 def _link(ser_ns: float, flight_ns: float, retimers: float = 0.0) -> float:
     return 2.0 * ser_ns + flight_ns + retimers
 
@@ -58,7 +69,7 @@ def compute_paths(cfg: Config) -> Paths:
     nvlink_oneway = 2 * nv_rsp + nv_sw
     nvlink_peer = (2 * nv_req + nv_sw) + (2 * nv_rsp + nv_sw) + hbm
 
-    ua_sw = g("ualink.switch_ns")
+    ua_sw = hop_ns(cfg, "ualink.switch_ns")
     ualink_oneway = 2 * _link(g("ualink.dl_flit_bytes") / g("ualink.port_gbps"), f_in) + ua_sw
 
     # CXL: one 256 B flit carries a request or a 64 B line with its header.
@@ -66,7 +77,7 @@ def compute_paths(cfg: Config) -> Paths:
     rt = g("cxl.retimers_per_link") * g("cxl.retimer_ns")
     cl_in = _link(flit_t, f_in, rt)
     cl_out = _link(flit_t, f_out, rt)
-    sw = g("cxl.switch_latency_ns")
+    sw = hop_ns(cfg, "cxl.switch_latency_ns")
     proto = g("cxl.host_protocol_ns") + g("cxl.device_protocol_ns")
 
     def fabric_oneway(hops: int) -> float:
@@ -84,7 +95,7 @@ def compute_paths(cfg: Config) -> Paths:
 
     k_ic = g("topology.inter_cluster_switch_hops")
     k_t2 = g("topology.tier2_switch_hops")
-    bridge = g("cxl.bridge_ns")
+    bridge = hop_ns(cfg, "cxl.bridge_ns")
     nv_to_edge_req = 2 * nv_req + nv_sw
     nv_to_edge_rsp = 2 * nv_rsp + nv_sw
     # request: GPU -NVLink-> bridge -CXL-> bridge -NVLink-> GPU; response the same way back.

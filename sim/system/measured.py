@@ -7,13 +7,19 @@ File format (JSON, written by the co-simulation, e.g. results/cosim/latency.json
       "clock_mhz": 1000.0,                       # documented RTL clock, converts cycles to ns
       "hops": {                                  # keys are parameter keys of system.yaml
         "cxl.switch_latency_ns": {"p50_cycles": 42, "p99_cycles": 61},
-        "cxl.bridge_ns":         {"p50_ns": 18.0}
+        "cxl.bridge_ns":         {"p50_ns": 18.0},
+        "cxl.switch_latency_ns": {"p50_cycles": 4, "p99_cycles": 9,        # RTL core only, plus
+                                  "plus": {"cxl.port_phy_ns": 2}}          # 2 x a cited parameter
       },
       "samples_cycles": {"switch m2s_req": [40, 41, 44, ...]}   # optional: latency CDF plots
     }
 
 Each hop's p50 becomes the parameter value (ns); p99 is kept for the report. Unknown keys are an
-error (naming the key), so a renamed parameter cannot be silently ignored.
+error (naming the key), so a renamed parameter cannot be silently ignored. A hop may name other
+parameters in `plus` ({key: count}): the value is then p50 + sum(count x parameter), for an RTL
+core measurement that a parameter meaning a whole hop (e.g. "per traversal incl. ports") needs the
+cited port figures added to. The composition is kept on the leaf (`rtl`), so a later --set of an
+added parameter still counts (sim.system.latency.hop_ns); a --set of the hop itself wins.
 """
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ class Measured:
     clock_mhz: float
     hops: dict[str, dict[str, float]] = field(default_factory=dict)   # key -> {p50_ns, p99_ns}
     samples_ns: dict[str, list[float]] = field(default_factory=dict)
+    plus: dict[str, dict[str, float]] = field(default_factory=dict)   # key -> {added parameter: count}
 
 
 def load_measured(path: Path) -> Measured:
@@ -50,6 +57,7 @@ def load_measured(path: Path) -> Measured:
     if not isinstance(hops_in, dict):
         raise ConfigError(f"{path}: hops: expected an object")
     hops: dict[str, dict[str, float]] = {}
+    plus: dict[str, dict[str, float]] = {}
     for key, h in hops_in.items():
         if not isinstance(h, dict):
             raise ConfigError(f"{path}: hops.{key}: expected an object with p50_cycles or p50_ns")
@@ -62,12 +70,27 @@ def load_measured(path: Path) -> Measured:
         if "p50_ns" not in conv:
             raise ConfigError(f"{path}: hops.{key}: needs p50_cycles or p50_ns")
         hops[key] = conv
+        add = h.get("plus", {})
+        if not isinstance(add, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                for v in add.values()):
+            raise ConfigError(f"{path}: hops.{key}.plus: expected {{parameter key: count}}")
+        if add:
+            plus[key] = {str(k): float(v) for k, v in add.items()}
     samples = {str(k): [float(c) * ns_per_cycle for c in v] for k, v in data.get("samples_cycles", {}).items()}
-    return Measured(Path(path), str(data.get("source", "unspecified")), float(clock), hops, samples)
+    return Measured(Path(path), str(data.get("source", "unspecified")), float(clock), hops, samples, plus)
 
 
 def apply_measured(cfg: Config, m: Measured) -> None:
     for key, h in m.hops.items():
-        cfg.set(key, h["p50_ns"], f"RTL measurement {m.path}")
+        add = m.plus.get(key, {})
+        for k in add:
+            if k not in cfg.leaves:
+                raise ConfigError(f"{m.path}: hops.{key}.plus: unknown parameter '{k}'")
+        value = h["p50_ns"] + sum(n * float(cfg.get(k)) for k, n in add.items())
+        cfg.set(key, value, f"RTL measurement {m.path}")
+        comp = "".join(f" + {n:g} x {k}" for k, n in add.items())
         cfg.leaves[key]["source"] = (f"measured on RTL, p50 at {m.clock_mhz:g} MHz ({m.source}; {m.path})"
-                                     + (f"; p99 {h['p99_ns']:.1f} ns" if "p99_ns" in h else ""))
+                                     + (f"; RTL core {h['p50_ns']:.1f} ns{comp}" if add else "")
+                                     + (f"; p99 {h['p99_ns']:.1f} ns (core)" if "p99_ns" in h else ""))
+        if add:
+            cfg.leaves[key]["rtl"] = {"core_ns": h["p50_ns"], "plus": dict(add)}

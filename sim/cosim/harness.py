@@ -1,0 +1,597 @@
+"""cocotb harness for rtl/edge/sp_rack_edge.v: drives sim/traffic request streams into the bridges,
+plays peer caching devices on the home agent, and times every block boundary from the `tap_*` ports.
+
+One coroutine runs the cycle loop (cheap: about ten signal reads per cycle). At each falling edge
+(cycle number `cyc`) it drives the inputs for the next rising edge; in ReadOnly it samples every
+valid/ready pair. A handshake sampled there happens at the next rising edge; an output's
+*first-valid* cycle is the first `cyc` its valid was seen for that item. Hop latencies are
+differences of first-valid cycles ("from the valid at one boundary to the valid at the other").
+
+Knobs (`CosimCfg`): requests per bridge, request sources, switch mode (one switch hop "direct" /
+two hops "cascade"), far-memory latencies, idle cycles before each request, back-pressure on the
+XLink response side and on the peers, peer request rate and snoop-answer delay.
+"""
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict, deque
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
+
+from models.bridge.packets import NVLINK, UALINK, XlHeader, XlOp, len_field_for
+from models.coherence.device import DeviceCache
+from models.coherence.msgs import CD2HReq, CD2HRsp, CH2DReq, from_cxl, to_cxl
+from models.cxl.messages import D2HReqOp, H2DData, H2DReq, H2DRsp
+from models.switch import HDM_UNIT, HdmDecoder, PortConfig, SwitchConfig
+from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
+from tb.switch.regs import COUNTERS, config_writes
+
+DATA_TAG = 0x3C0DE            # sp_mem_node: each 64-bit word of a line = {DATA_TAG, Addr[51:6]}
+KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr", 7: "coh_wr"}
+# tap channel offsets (rtl/edge/sp_rack_edge.v header)
+B_REQ, B_RWD, B_NDR, B_DRS, B_D2H, B_H2D = range(6)
+N_REQ, N_RWD, N_NDR, N_DRS = range(4)
+PEER_OPS = (D2HReqOp.RDSHARED, D2HReqOp.RDOWN, D2HReqOp.RDANY, D2HReqOp.CLEANEVICT, D2HReqOp.CLEANEVICTNODATA)
+
+
+@dataclass
+class CosimCfg:
+    n_per_bridge: int = 150
+    nbr: int = 2
+    sources: tuple[str, ...] = ("tiering", "llm")   # per bridge: "tiering" or "llm"
+    mode: str = "direct"          # direct: one switch hop (HBR); cascade: two switch hops (PBR)
+    t2_lat: int = 60              # tier-2 memory node time (cycles), excluded from fabric hops
+    ha_lat: int = 40              # home agent memory time (cycles), excluded likewise
+    idle_p: float = 0.95          # probability of an idle cycle before presenting each request
+                                  # (default: light load, as the unloaded system model assumes)
+    ready_p: float = 1.0          # XLink response-side ready probability (back-pressure)
+    peer_p: float = 0.03          # per-cycle probability that a peer issues a request
+    peer_delay: int = 4           # max snoop-answer delay of a peer (cycles, random)
+    peer_ready_p: float = 1.0     # ready probability on the peers' H2D channels
+    pattern: str | None = None    # tiering pattern (default: tiering.yaml's)
+    model: str | None = None      # LLM key (default: first in llm_training.yaml)
+    ws_lines: int = 2048
+    read_share: float = 0.75
+    coh_share: float = 0.2
+    coh_lines: int = 64
+    max_cycles: int = 400000
+
+    @classmethod
+    def from_json(cls, text: str) -> "CosimCfg":
+        d = json.loads(text) if text else {}
+        if "sources" in d:
+            d["sources"] = tuple(d["sources"])
+        return cls(**d)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def line_word(line: int) -> int:
+    return (DATA_TAG << 46) | line
+
+
+def line_data(line: int) -> int:
+    w = line_word(line)
+    return sum(w << (64 * i) for i in range(8))
+
+
+@dataclass
+class XReq:
+    bridge: int
+    seq: int
+    req: Request
+    tag: int
+    t_valid: int = -1                  # first cycle the header beat was valid
+    t_rsp: int = -1                    # first cycle the response header was valid
+    kind: str = ""                     # bridge's line kind (miss/hit/wbfwd/coh_rd/wr/coh_wr)
+    t_line: int = -1
+
+
+@dataclass
+class Tap:
+    """Per channel: current item's first-valid cycle, and completed (id, first_valid, fire)."""
+
+    first: int = -1
+    events: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+class Peer:
+    """A caching device on a home-agent port, decisions from models.coherence.DeviceCache."""
+
+    def __init__(self, port: int, lines: list[int], rng: random.Random, cfg: CosimCfg) -> None:
+        self.dev = DeviceCache(port, n_cqid=4)
+        self.lines = lines
+        self.rng = rng
+        self.cfg = cfg
+        self.q: dict[str, deque] = {"req": deque(), "rsp": deque(), "data": deque()}
+        self.snoops: deque[tuple[CH2DReq, int, int]] = deque()    # (snoop, due cycle, first-valid)
+        self.answer_times: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # line -> (t_snp, t_ans, uqid)
+        self.pending_ans: dict[int, tuple[int, int]] = {}            # uqid -> (line, t_snoop_valid)
+        self.requests = 0
+
+    def step(self, cyc: int, new_requests: bool = True) -> None:
+        # snoops in arrival order, each after its delay, held while the model says so
+        while self.snoops and self.snoops[0][1] <= cyc and not self.dev.snoop_blocked(self.snoops[0][0]):
+            m, _, t0 = self.snoops.popleft()
+            self.dev.receive(m, self.rng.randrange(self.dev.snoop_choices(m)))
+            self.pending_ans[m.uqid] = (m.addr, t0)
+            self._drain()
+        if new_requests and self.rng.random() < self.cfg.peer_p and not self.q["req"]:
+            addr = self.rng.choice(self.lines)
+            ops = [op for op in self.dev.legal_requests(addr, True) if op in PEER_OPS]
+            if ops:
+                self.dev.issue(self.rng.choice(ops), addr)
+                self.requests += 1
+                self._drain()
+
+    def _drain(self) -> None:
+        for m in self.dev.out:
+            ch = "req" if isinstance(m, CD2HReq) else "rsp" if isinstance(m, CD2HRsp) else "data"
+            self.q[ch].append(m)
+        self.dev.out.clear()
+
+    def receive(self, m: Any, cyc: int, t_first: int) -> None:
+        if isinstance(m, CH2DReq):
+            self.snoops.append((m, cyc + self.rng.randint(0, self.cfg.peer_delay), t_first))
+        else:
+            self.dev.receive(m)
+            self._drain()
+
+    def answered(self, m: Any, t_first: int) -> None:
+        if isinstance(m, CD2HRsp) and m.uqid in self.pending_ans:
+            line, t0 = self.pending_ans.pop(m.uqid)
+            self.answer_times[line].append((t0, t_first, m.uqid))
+
+    def busy(self) -> bool:
+        return bool(self.dev.txns or self.snoops or any(self.q.values()))
+
+
+class EdgeHarness:
+    def __init__(self, dut: Any, cfg: CosimCfg, seed: int, win: Window = Window()) -> None:
+        self.dut, self.cfg, self.seed, self.win = dut, cfg, seed, win
+        self.nbr = len(dut.xl_rx_valid)
+        self.npeer = len(dut.peer_d2h_req_valid)
+        self.ntap = len(dut.tap_valid)
+        self.nmn = (self.ntap - 6 * self.nbr) // 4 - 1
+        if cfg.nbr > self.nbr:
+            raise ValueError(f"cfg.nbr={cfg.nbr} but the RTL top has {self.nbr} bridges")
+        self.rng = random.Random(seed)
+        self.flavor = [UALINK if b == 0 else NVLINK for b in range(self.nbr)]   # FLAVOR = b in the RTL
+        self.reqs: list[list[XReq]] = [[] for _ in range(self.nbr)]
+        self.pending: list[deque[XReq]] = [deque() for _ in range(self.nbr)]   # to send
+        self.outst: list[deque[XReq]] = [deque() for _ in range(self.nbr)]     # sent, not answered
+        self.errors: list[str] = []
+        self.taps = [Tap() for _ in range(self.ntap)]
+        self.lines: list[list[tuple[int, str, int]]] = [[] for _ in range(self.nbr)]
+        self.ha_reads: list[tuple[int, int, int]] = []   # (line, tag, first-valid) of home memory reads
+        self.cyc = 0
+        clo, chi = win.coh_hpa_range()
+        peer_lines = list(range(clo, clo + min(cfg.coh_lines, chi - clo)))
+        self.peers = [Peer(self.nbr + i, peer_lines, random.Random(seed * 31 + i), cfg) for i in range(self.npeer)]
+        self.cur_tx = [None] * self.nbr             # beats being sent per bridge
+        self.tx_idx = [0] * self.nbr
+        self.rsp_beats: list[list[int]] = [[] for _ in range(self.nbr)]
+        self.rsp_first = [-1] * self.nbr
+        self.peer_out: list[dict[str, Any]] = [dict() for _ in range(self.npeer)]
+        self.peer_in_first: list[dict[str, int]] = [dict() for _ in range(self.npeer)]
+        self.sent_total = 0
+
+    # ------------------------------------------------------------------ setup
+    def build_streams(self) -> None:
+        for b in range(min(self.cfg.nbr, self.nbr)):
+            src = self.cfg.sources[b % len(self.cfg.sources)]
+            s = self.seed * 7 + b
+            if src == "tiering":
+                rs = tiering_requests(self.cfg.n_per_bridge, s, self.win, self.cfg.pattern, self.cfg.ws_lines,
+                                      self.cfg.read_share, self.cfg.coh_share, self.cfg.coh_lines)
+            elif src == "llm":
+                rs = llm_requests(self.cfg.n_per_bridge, s, self.win, self.cfg.model)
+            else:
+                raise ValueError(f"request source {src!r}: 'tiering' or 'llm'")
+            for i, r in enumerate(rs):
+                x = XReq(b, i, r, tag=i % 1024)
+                self.reqs[b].append(x)
+                self.pending[b].append(x)
+
+    def switch_configs(self) -> tuple[SwitchConfig, SwitchConfig | None]:
+        base = self.win.hpa_base // HDM_UNIT * HDM_UNIT
+        if self.cfg.mode == "direct":
+            dec = HdmDecoder.make(base, HDM_UNIT, 1, 256, (2,))
+            ports = [PortConfig.usp(), PortConfig.usp(), PortConfig.dsp(), PortConfig.dsp(enabled=False)]
+            return SwitchConfig("hbr", ports, [dec]), None
+        if self.cfg.mode == "cascade":
+            if self.nmn < 3:
+                raise ValueError("cascade mode needs the RTL top built with CASCADE=1")
+            dec = HdmDecoder.make(base, 2 * HDM_UNIT, 2, 256, (0x21, 0x22))
+            a = SwitchConfig("pbr", [PortConfig.usp(0x10), PortConfig.usp(0x11), PortConfig.dsp(0x12),
+                                     PortConfig.fabric()], [dec], routes={0x21: 3, 0x22: 3})
+            bsw = SwitchConfig("pbr", [PortConfig.fabric(), PortConfig.dsp(0x21), PortConfig.dsp(0x22)], [],
+                               routes={0x10: 0, 0x11: 0, 0x12: 0})
+            return a, bsw
+        raise ValueError(f"switch mode {self.cfg.mode!r}: 'direct' or 'cascade'")
+
+    async def cfg_access(self, sel: int, addr: int, data: int = 0, write: bool = True) -> tuple[int, int]:
+        d = self.dut
+        await FallingEdge(d.clk)
+        d.cfg_sel.value = sel
+        d.cfg_valid.value = 1
+        d.cfg_write.value = int(write)
+        d.cfg_addr.value = addr
+        d.cfg_wdata.value = data
+        await RisingEdge(d.clk)
+        await FallingEdge(d.clk)
+        d.cfg_valid.value = 0
+        await ReadOnly()
+        assert int(d.cfg_rvalid.value) == 1, "cfg response missing"
+        return int(d.cfg_resp.value), int(d.cfg_rdata.value)
+
+    async def program(self) -> None:
+        a, bsw = self.switch_configs()
+        for sel, sc in ((0, a), (1, bsw)):
+            if sc is None:
+                continue
+            for w in config_writes(sc, 4):
+                resp, _ = await self.cfg_access(sel, w.addr, w.data)
+                assert resp == 0, f"switch {'AB'[sel]} config write {w.addr:#x} <- {w.data:#x} rejected ({resp})"
+
+    async def counters(self, sel: int) -> dict[str, int]:
+        out = {}
+        for k, name in enumerate(COUNTERS):
+            _, v = await self.cfg_access(sel, 0x300 + k, write=False)
+            out[name] = v
+        return out
+
+    async def start(self) -> None:
+        d = self.dut
+        for s in ("xl_rx_valid", "xl_rx_data", "xl_rx_last", "cfg_valid", "cfg_sel", "cfg_write", "cfg_addr",
+                  "cfg_wdata", "peer_d2h_req_valid", "peer_d2h_req_hdr", "peer_d2h_rsp_valid", "peer_d2h_rsp_hdr",
+                  "peer_d2h_data_valid", "peer_d2h_data_hdr", "peer_d2h_data_data"):
+            getattr(d, s).value = 0
+        d.xl_tx_ready.value = (1 << self.nbr) - 1
+        for s in ("peer_h2d_req_ready", "peer_h2d_rsp_ready", "peer_h2d_data_ready"):
+            getattr(d, s).value = (1 << self.npeer) - 1
+        d.t2_lat.value = self.cfg.t2_lat
+        d.ha_lat.value = self.cfg.ha_lat
+        clo, chi = self.win.coh_hpa_range()
+        d.coh_en.value = 1
+        d.coh_lo.value = clo
+        d.coh_hi.value = chi
+        Clock(d.clk, 1, unit="ns").start(start_high=True)
+        d.rst.value = 1
+        await ClockCycles(d.clk, 5)
+        await FallingEdge(d.clk)
+        d.rst.value = 0
+        await self.program()
+
+    # ------------------------------------------------------------------ packets
+    def packet(self, x: XReq) -> list[tuple[int, bool]]:
+        fl = self.flavor[x.bridge]
+        op = XlOp.WRITE if x.req.write else XlOp.READ
+        hdr = XlHeader(opcode=int(op), tag=x.tag, src=x.bridge, len=len_field_for(fl, LINE), addr=x.req.addr)
+        beats = [hdr.pack()]
+        if x.req.write:
+            beats.append(line_data(self.win.hpa_line(x.req.addr)))
+        return [(bt, i == len(beats) - 1) for i, bt in enumerate(beats)]
+
+    # ------------------------------------------------------------------ cycle loop
+    def done_sending(self) -> bool:
+        return all(not p for p in self.pending) and all(c is None for c in self.cur_tx)
+
+    def quiet(self) -> bool:
+        return (self.done_sending() and all(not o for o in self.outst) and not any(p.busy() for p in self.peers)
+                and all(t.first < 0 for t in self.taps))
+
+    async def run(self, peers_stop_with_traffic: bool = True) -> int:
+        d = self.dut
+        nbr, npeer = self.nbr, self.npeer
+        idle_quiet = 0
+        while self.cyc < self.cfg.max_cycles:
+            await FallingEdge(d.clk)
+            self.cyc += 1
+            cyc = self.cyc
+            # ---- drive XLink requests
+            rx_v, rx_d, rx_l = 0, 0, 0
+            for b in range(nbr):
+                if self.cur_tx[b] is None and self.pending[b] and self.rng.random() >= self.cfg.idle_p:
+                    x = self.pending[b].popleft()
+                    self.cur_tx[b] = (x, self.packet(x))
+                    self.tx_idx[b] = 0
+                    x.t_valid = cyc
+                    self.outst[b].append(x)
+                if self.cur_tx[b] is not None:
+                    beat, last = self.cur_tx[b][1][self.tx_idx[b]]
+                    rx_v |= 1 << b
+                    rx_d |= beat << (512 * b)
+                    rx_l |= int(last) << b
+            d.xl_rx_valid.value = rx_v
+            d.xl_rx_data.value = rx_d
+            d.xl_rx_last.value = rx_l
+            rdy = 0
+            for b in range(nbr):
+                if self.cfg.ready_p >= 1.0 or self.rng.random() < self.cfg.ready_p:
+                    rdy |= 1 << b
+            d.xl_tx_ready.value = rdy
+            # ---- peers
+            traffic_on = not (peers_stop_with_traffic and self.done_sending() and not any(self.outst))
+            pv = {"req": 0, "rsp": 0, "data": 0}
+            ph = {"req": 0, "rsp": 0, "data": 0}
+            pdata = 0
+            for i, p in enumerate(self.peers):
+                p.step(cyc, traffic_on)   # after the traffic, peers only answer and finish
+                for ch in ("req", "rsp", "data"):
+                    cur = self.peer_out[i].get(ch)
+                    if cur is None and p.q[ch]:
+                        cur = p.q[ch].popleft()
+                        self.peer_out[i][ch] = cur
+                        self.peer_in_first[i][ch] = cyc
+                        if ch == "rsp":
+                            p.answered(cur, cyc)
+                    if cur is not None:
+                        pv[ch] |= 1 << i
+                        cm = to_cxl(cur)
+                        ph[ch] |= cm.to_canonical() << (128 * i)
+                        if ch == "data":
+                            pdata |= int.from_bytes(cm.data, "little") << (512 * i)
+            if npeer:
+                d.peer_d2h_req_valid.value = pv["req"]
+                d.peer_d2h_req_hdr.value = ph["req"]
+                d.peer_d2h_rsp_valid.value = pv["rsp"]
+                d.peer_d2h_rsp_hdr.value = ph["rsp"]
+                d.peer_d2h_data_valid.value = pv["data"]
+                d.peer_d2h_data_hdr.value = ph["data"]
+                d.peer_d2h_data_data.value = pdata
+                if self.cfg.peer_ready_p < 1.0:
+                    for s in ("peer_h2d_req_ready", "peer_h2d_rsp_ready", "peer_h2d_data_ready"):
+                        v = sum(1 << i for i in range(npeer) if self.rng.random() < self.cfg.peer_ready_p)
+                        getattr(d, s).value = v
+            await ReadOnly()
+            self.sample(cyc, rx_v, rdy, pv)
+            if self.quiet():
+                idle_quiet += 1
+                # long enough for any request still inside a memory node to come back out
+                if (idle_quiet > max(self.cfg.t2_lat, self.cfg.ha_lat) + 20
+                        and all(int(d.br_wb_empty.value) >> b & 1 for b in range(nbr))):
+                    return cyc
+            else:
+                idle_quiet = 0
+        self.errors.append(f"simulation did not finish within {self.cfg.max_cycles} cycles")
+        return self.cyc
+
+    def sample(self, cyc: int, rx_v: int, rdy: int, pv: dict[str, int]) -> None:
+        d = self.dut
+        # XLink requests accepted
+        if rx_v:
+            rr = int(d.xl_rx_ready.value)
+            for b in range(self.nbr):
+                if rx_v >> b & 1 and rr >> b & 1:
+                    self.tx_idx[b] += 1
+                    if self.tx_idx[b] == len(self.cur_tx[b][1]):
+                        self.cur_tx[b] = None
+                        self.sent_total += 1
+        # XLink responses
+        tv = int(d.xl_tx_valid.value)
+        if tv:
+            data = None
+            for b in range(self.nbr):
+                if not tv >> b & 1:
+                    continue
+                if self.rsp_first[b] < 0 and not self.rsp_beats[b]:
+                    self.rsp_first[b] = cyc
+                if rdy >> b & 1:
+                    if data is None:
+                        data = int(d.xl_tx_data.value)
+                        last = int(d.xl_tx_last.value)
+                    self.rsp_beats[b].append((data >> (512 * b)) & ((1 << 512) - 1))
+                    if last >> b & 1:
+                        self.response(b, self.rsp_beats[b], self.rsp_first[b])
+                        self.rsp_beats[b] = []
+                        self.rsp_first[b] = -1
+        # bridge line kinds
+        lv = int(d.br_line_valid.value)
+        if lv:
+            kinds = int(d.br_line_kind.value)
+            seqs = int(d.br_line_seq.value)
+            for b in range(self.nbr):
+                if lv >> b & 1:
+                    self.lines[b].append(((seqs >> (16 * b)) & 0xFFFF, KIND.get((kinds >> (3 * b)) & 7, "?"), cyc))
+        # taps
+        tvv = int(d.tap_valid.value)
+        if tvv:
+            trr = int(d.tap_ready.value)
+            ids = None
+            for ch in range(self.ntap):
+                if not tvv >> ch & 1:
+                    continue
+                t = self.taps[ch]
+                if t.first < 0:
+                    t.first = cyc
+                if trr >> ch & 1:
+                    if ids is None:
+                        ids = int(d.tap_id.value)
+                    tid = (ids >> (16 * ch)) & 0xFFFF
+                    t.events.append((tid, t.first, cyc))
+                    if ch == 6 * self.nbr + 4 * self.nmn + N_REQ:
+                        self.ha_reads.append((int(d.tap_ha_line.value), tid, t.first))
+                    t.first = -1
+        # peers: D2H accepted, H2D received
+        if self.npeer:
+            rd = {"req": int(d.peer_d2h_req_ready.value), "rsp": int(d.peer_d2h_rsp_ready.value),
+                  "data": int(d.peer_d2h_data_ready.value)}
+            for i in range(self.npeer):
+                for ch in ("req", "rsp", "data"):
+                    if pv[ch] >> i & 1 and rd[ch] >> i & 1:
+                        self.peer_out[i][ch] = None
+            hv = {"req": int(d.peer_h2d_req_valid.value), "rsp": int(d.peer_h2d_rsp_valid.value),
+                  "data": int(d.peer_h2d_data_valid.value)}
+            if any(hv.values()):
+                hr = {"req": int(d.peer_h2d_req_ready.value), "rsp": int(d.peer_h2d_rsp_ready.value),
+                      "data": int(d.peer_h2d_data_ready.value)}
+                for i in range(self.npeer):
+                    port = self.nbr + i
+                    for ch, cls_ in (("data", H2DData), ("rsp", H2DRsp), ("req", H2DReq)):
+                        key = f"h2d_{ch}"
+                        if hv[ch] >> i & 1:
+                            self.peer_in_first[i].setdefault(key, cyc)
+                            if hr[ch] >> i & 1:
+                                hdr = (int(getattr(d, f"peer_h2d_{ch}_hdr").value) >> (128 * i)) & ((1 << 128) - 1)
+                                if ch == "data":
+                                    raw = (int(d.peer_h2d_data_data.value) >> (512 * i)) & ((1 << 512) - 1)
+                                    m = cls_.from_canonical(hdr, raw.to_bytes(64, "little"))
+                                else:
+                                    m = cls_.from_canonical(hdr)
+                                self.peers[i].receive(from_cxl(m, port), cyc, self.peer_in_first[i].pop(key))
+
+    def response(self, b: int, beats: list[int], t_first: int) -> None:
+        if not self.outst[b]:
+            self.errors.append(f"bridge {b}: response with no outstanding request at cycle {self.cyc}")
+            return
+        x = self.outst[b].popleft()
+        h = XlHeader.unpack(beats[0] & ((1 << 96) - 1))
+        want_op = XlOp.WR_ACK if x.req.write else XlOp.RD_DATA
+        if h.opcode != want_op or h.status != 0 or h.tag != x.tag or h.addr != x.req.addr:
+            self.errors.append(f"bridge {b} request {x.seq} ({x.req}): response op {h.opcode:#x} status "
+                               f"{h.status} tag {h.tag} addr {h.addr:#x}")
+        if not x.req.write:
+            want = line_data(self.win.hpa_line(x.req.addr))
+            if len(beats) != 2 or beats[1] != want:
+                self.errors.append(f"bridge {b} request {x.seq}: read data differs from the memory image")
+        x.t_rsp = t_first
+
+    # ------------------------------------------------------------------ analysis
+    def _take(self, evs: list[tuple[int, int, int]], used: set[int], ident: int, after: int) -> tuple[int, int, int] | None:
+        """Earliest unused event with id `ident` whose first-valid is >= `after`."""
+        for k, e in enumerate(evs):
+            if k not in used and e[0] == ident and e[1] >= after:
+                used.add(k)
+                return e
+        return None
+
+    def collect(self) -> tuple[dict[str, list[int]], dict[str, int], list[str]]:
+        """Per-path latency samples (cycles), counts, and consistency errors of the matching."""
+        S: dict[str, list[int]] = defaultdict(list)
+        cnt: dict[str, int] = defaultdict(int)
+        err: list[str] = []
+        nb = 6 * self.nbr
+        node_ch = [nb + 4 * n for n in range(self.nmn)]
+        ha_ch = nb + 4 * self.nmn
+        used: dict[int, set[int]] = defaultdict(set)
+
+        def find_node(tag: int, after: int, req_c: int, rsp_c: int):
+            """The request's arrival at whichever node saw the tag first after `after`, and its answer."""
+            best = None
+            for base in node_ch:
+                evs, u = self.taps[base + req_c].events, used[base + req_c]
+                k = next((k for k, e in enumerate(evs) if k not in u and e[0] == tag and e[1] >= after), None)
+                if k is not None and (best is None or evs[k][1] < best[2][1]):
+                    best = (base, k, evs[k])
+            if best is None:
+                return None, None
+            base, k, e = best
+            used[base + req_c].add(k)
+            r = self._take(self.taps[base + rsp_c].events, used[base + rsp_c], tag, e[2])
+            return e, r
+
+        for b in range(self.nbr):
+            kinds: dict[int, list[str]] = defaultdict(list)
+            for seq, kind, _ in self.lines[b]:
+                kinds[seq].append(kind)
+            miss_ev = iter(self.taps[6 * b + B_REQ].events)
+            d2h_ev = iter(self.taps[6 * b + B_D2H].events)
+            flip = b << 14
+            for x in self.reqs[b]:
+                ks = kinds.get(x.seq, [])
+                if len(ks) != 1:
+                    err.append(f"bridge {b} request {x.seq}: issued lines {ks}, expected one")
+                    continue
+                x.kind = ks[0]
+                if x.t_rsp < 0:
+                    continue
+                total = x.t_rsp - x.t_valid
+                cnt[f"{x.kind}"] += 1
+                if x.kind == "hit":
+                    S["read/bridge_hit"].append(total)
+                elif x.kind == "wbfwd":
+                    S["read/bridge_wbfwd"].append(total)
+                elif x.kind == "wr":
+                    S["write/bridge_posted"].append(total)
+                elif x.kind == "coh_wr":
+                    S["coh_write/home_agent_total"].append(total)
+                    next(d2h_ev, None)
+                elif x.kind == "miss":
+                    e = next(miss_ev, None)
+                    if e is None:
+                        err.append(f"bridge {b} request {x.seq}: miss without an M2S Req")
+                        continue
+                    nq, nr = find_node(e[0] ^ flip, e[1], N_REQ, N_DRS)
+                    br = self._take(self.taps[6 * b + B_DRS].events, used[6 * b + B_DRS], e[0], nr[1]) if nr else None
+                    if nq is None or nr is None or br is None:
+                        err.append(f"bridge {b} request {x.seq}: tag {e[0]:#x} not traced through the switch")
+                        continue
+                    far = nr[1] - nq[1]
+                    S["read/miss_total_incl_far"].append(total)
+                    S["far/tier2_read"].append(far)
+                    S["read/miss_tier2_fabric"].append(total - far)
+                    S["bridge/req_conv"].append(e[1] - x.t_valid)
+                    S["switch/m2s_req"].append(nq[1] - e[1])
+                    S["switch/s2m_drs"].append(br[1] - nr[1])
+                    S["bridge/rsp_conv"].append(x.t_rsp - br[1])
+                    S["switch/round_trip_rd"].append((nq[1] - e[1]) + (br[1] - nr[1]))
+                    S["bridge/round_trip_rd"].append((e[1] - x.t_valid) + (x.t_rsp - br[1]))
+                elif x.kind == "coh_rd":
+                    e = next(d2h_ev, None)
+                    h = self._take(self.taps[6 * b + B_H2D].events, used[6 * b + B_H2D], e[0], e[1]) if e else None
+                    if e is None or h is None:
+                        err.append(f"bridge {b} request {x.seq}: coherent read not traced through the home agent")
+                        continue
+                    line = self.win.hpa_line(x.req.addr)
+                    far = 0
+                    reads = [r for r in self.ha_reads if r[0] == line and e[1] <= r[2] <= h[1]]
+                    if reads:
+                        _, tag, t0 = reads[-1]
+                        rr = [ev for ev in self.taps[ha_ch + N_DRS].events if ev[0] == tag and ev[1] >= t0]
+                        if rr:
+                            far = rr[0][1] - t0
+                    else:
+                        cnt["coh_rd_no_memory_read"] += 1
+                    peer = 0
+                    for p in self.peers:
+                        for t_snp, t_ans, _ in p.answer_times.get(line, []):
+                            if e[1] <= t_snp <= h[1]:
+                                peer = max(peer, t_ans - t_snp)
+                    if peer:
+                        cnt["coh_rd_snooped"] += 1
+                    S["coh_read/total_incl_far"].append(total)
+                    S["far/home_memory_read"].append(far)
+                    if peer:
+                        S["peer/snoop_answer"].append(peer)
+                    S["coh_read/fabric"].append(total - far - peer)
+                    S["home_agent/d2h_to_h2d_data"].append(h[1] - e[1] - far - peer)
+            # posted writes draining to tier 2
+            for e in self.taps[6 * b + B_RWD].events:
+                nq, nr = find_node(e[0] ^ flip, e[1], N_RWD, N_NDR)
+                br = self._take(self.taps[6 * b + B_NDR].events, used[6 * b + B_NDR], e[0], nr[1]) if nr else None
+                if nq is None or nr is None or br is None:
+                    err.append(f"bridge {b}: write tag {e[0]:#x} not traced through the switch")
+                    continue
+                S["switch/m2s_rwd"].append(nq[1] - e[1])
+                S["far/tier2_write"].append(nr[1] - nq[1])
+                S["switch/s2m_ndr"].append(br[1] - nr[1])
+                S["switch/round_trip_wr"].append((nq[1] - e[1]) + (br[1] - nr[1]))
+        # exactly one response per request at every memory node and bridge boundary
+        for n, base in enumerate(node_ch + [ha_ch]):
+            for rq, rs, what in ((N_REQ, N_DRS, "reads"), (N_RWD, N_NDR, "writes")):
+                a, z = len(self.taps[base + rq].events), len(self.taps[base + rs].events)
+                cnt[f"node{n}.{what}"] = a
+                if a != z:
+                    err.append(f"memory node {n}: {a} {what} accepted, {z} answered")
+        for b in range(self.nbr):
+            for rq, rs, what in ((B_REQ, B_DRS, "M2S Req/DRS"), (B_RWD, B_NDR, "M2S RwD/NDR")):
+                a, z = len(self.taps[6 * b + rq].events), len(self.taps[6 * b + rs].events)
+                if a != z:
+                    err.append(f"bridge {b} {what}: {a} requests, {z} responses")
+        return dict(S), dict(cnt), err
