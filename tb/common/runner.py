@@ -45,6 +45,10 @@ def setup_verilator_env() -> None:
     # The simulator inherits sys.path through PYTHONPATH: absolute entries only.
     pp = [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(os.path.abspath(p) for p in pp))
+    # cocotb's runner passes sys.path itself as PYTHONPATH; under `python -c` its first entry is ''
+    # (the simulator's cwd), so the repo root must be in sys.path explicitly.
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
 
 
 def env_flag(name: str) -> bool:
