@@ -8,3 +8,21 @@ from hypothesis import settings
 # not depend on earlier runs; failing examples are printed with their reproduction blob.
 settings.register_profile("project", deadline=None, database=None, print_blob=True)
 settings.load_profile("project")
+
+
+# Verilator C++ builds dominate the regression: start RTL tests first (heaviest files first) so that
+# the quick model tests fill the workers' idle time at the end instead of a long build starting last.
+_RTL_FILE_ORDER = ("test_cosim", "test_switch", "test_link256", "test_bridge", "test_coherence",
+                   "test_link")
+
+
+def _order_key(item) -> tuple[int, int]:
+    if item.get_closest_marker("rtl") is None:
+        return (1, 0)
+    name = item.path.stem if hasattr(item, "path") else ""
+    rank = _RTL_FILE_ORDER.index(name) if name in _RTL_FILE_ORDER else len(_RTL_FILE_ORDER)
+    return (0, rank)
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    items.sort(key=_order_key)   # stable: order inside a file is kept

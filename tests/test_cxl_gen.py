@@ -12,6 +12,7 @@ import pytest
 
 from models.cxl import gen_verilog
 from models.cxl import messages as msg
+from tb.common.yowasp import mount_env
 
 REPO = Path(__file__).resolve().parents[1]
 INC = REPO / "rtl" / "include"
@@ -151,8 +152,9 @@ def test_yosys_accepts_functions(tmp_path: Path) -> None:
     src = tmp_path / "lint_top.v"
     src.write_text(_all_functions_module())
     log = tmp_path / "synth.log"
-    # yowasp (WASI) resolves relative paths against cwd reliably: keep tmp files relative
-    r = subprocess.run([yosys, "-q", "-l", log.name, "-p",
-                        f"read_verilog -sv -I{INC} {src.name}; hierarchy -check -top lint_top; proc; check -assert"],
-                       env=_env(), cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    # yowasp (WASI) sees only mounted directories: mount the include dir and tmp_path, absolute paths
+    r = subprocess.run([yosys, "-q", "-l", str(log), "-p",
+                        f"read_verilog -sv -I{INC} {src}; hierarchy -check -top lint_top; proc; check -assert"],
+                       env=mount_env(INC, tmp_path, base=_env()), cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600)
     assert r.returncode == 0, log.read_text()[-3000:] if log.exists() else r.stderr
