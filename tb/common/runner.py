@@ -20,6 +20,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tb.common.runtime_cache import RuntimeCache, cached_runtime_runner
+
 REPO = Path(__file__).resolve().parents[2]
 RTL = REPO / "rtl"
 INCLUDE = RTL / "include"
@@ -124,16 +126,18 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
         args += ["-y", str(d)]
     if coverage:
         args += ["--coverage"]
-    runner = get_runner("verilator")
+    runner = cached_runtime_runner(get_runner("verilator"), SIM_BUILD, waves, coverage)
     # Several pytest tests may share one build (same top and parameters) and run at the same time
     # under xdist: the build is serialized by a lock, and each run gets its own directory and XML.
     SIM_BUILD.mkdir(parents=True, exist_ok=True)
     with open(SIM_BUILD / f"{tag}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+
         runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
                      includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
                      build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
                      timescale=timescale)
+        RuntimeCache(SIM_BUILD, waves, coverage).store(build_dir)
     XML_DIR.mkdir(parents=True, exist_ok=True)
     tc = testcase if isinstance(testcase, str) or testcase is None else "+".join(testcase)
     run_name = test_module.rsplit(".", 1)[-1] + (f"-{tc}" if tc else "")
