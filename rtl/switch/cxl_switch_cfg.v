@@ -107,6 +107,8 @@ module cxl_switch_cfg #(
     reg [15:0] w_pid;
     integer    p, w, w2, e;
     always @* begin
+        // loop variables get a value on every path, else yosys keeps them in latches
+        p = 0; w = 0; w2 = 0; e = 0;
         chk = E_NONE; ways = 5'd0; s_lim = 25'd0; o_lim = 25'd0; ta = 12'd0; tb = 12'd0;
         w_role = cfg_wdata[2:1]; w_pid = cfg_wdata[31:16];
         if (a_ctrl) begin
@@ -248,10 +250,12 @@ module cxl_switch_cfg #(
         end
         inc[15] = 32'(rej);
     end
+    // own loop variable: sharing `c` with the block above gives it a flop and a comb driver
+    integer ci;
     always @(posedge clk) begin
-        for (c = 0; c < NCNT; c = c + 1) begin
-            if (rst || (cfg_valid && cfg_write && a_clr)) cnt[c] <= 32'd0;
-            else cnt[c] <= cnt[c] + inc[c];
+        for (ci = 0; ci < NCNT; ci = ci + 1) begin
+            if (rst || (cfg_valid && cfg_write && a_clr)) cnt[ci] <= 32'd0;
+            else cnt[ci] <= cnt[ci] + inc[ci];
         end
     end
 

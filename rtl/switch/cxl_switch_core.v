@@ -1,7 +1,9 @@
-// N-port CXL.mem switch core at message level: N cxl_switch_port + iSLIP allocator + crossbar +
+// N-port CXL.mem switch core at message level: N cxl_switch_port + crossbar allocator + crossbar (cxl_switch_xbar) +
 // configuration/counters. Port p, switch class c (0 M2S Req, 1 M2S RwD, 2 S2M NDR, 3 S2M DRS) is
 // lane p*4+c of in_*/out_*; data lanes p*2+0 (RwD) and p*2+1 (DRS).
 // Zero-load latency: in valid (cycle 0) -> ingress stage (1) -> VOQ head (2) -> egress buffer (3).
+// Every VOQ head is a crossbar input of its egress (cxl_switch_alloc), so an ingress never blocks
+// itself across egress ports.
 module cxl_switch_core #(
     parameter integer N         = 4,
     parameter integer NDEC      = 4,
@@ -53,27 +55,42 @@ module cxl_switch_core #(
         .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw), .dec_eig(dec_eig),
         .dec_tgt(dec_tgt), .rt_valid(rt_valid), .rt_dpid(rt_dpid), .rt_port(rt_port));
 
-    wire [N*N*4-1:0] head_valid;
-    wire [N*4-1:0]   eg_rdy;
-    wire [N-1:0]     sel_valid;
-    wire [N*PW-1:0]  sel_dst;
-    wire [N*2-1:0]   sel_cls;
-    wire [N-1:0]     eg_valid;
-    wire [N*PW-1:0]  eg_src;
-    wire [N*2-1:0]   eg_cls;
-    wire [127:0]     xo_hdr  [0:N-1];
-    wire [511:0]     xo_data [0:N-1];
-    wire [13:0]      xo_side [0:N-1];
+    wire [N*N*4-1:0]   head_valid;  // [(i*N + j)*4 + c]
+    wire [N*N*4-1:0]   pop;
+    wire [N*4-1:0]     eg_rdy;
+    wire [N-1:0]       eg_valid;
+    wire [N*PW-1:0]    eg_src;
+    wire [N*2-1:0]     eg_cls;
+    wire [N*N*4*128-1:0] q_hdr;        // every queue head of every ingress (cxl_switch_xbar order)
+    wire [N*N*2*512-1:0] q_data;
+    wire [N*128-1:0]     xi_hdr;       // per egress, through the crossbar
+    wire [N*512-1:0]     xi_data;
+    // outstanding-request tables: ingress i records at DSP tk_dst[i]; table d answers tq_*[d]
+    wire [N-1:0]       tk_req, tk_drs, tk_done;
+    wire [N*PW-1:0]    tk_dst;
+    wire [N*20-1:0]    tk_key;
+    wire [N*12-1:0]    tk_rq;
+    wire [N-1:0]       tq_req [0:N-1];  // [d][i]
+    wire [N-1:0]       tq_gnt [0:N-1];  // [d][i]
+    wire [N-1:0]       tk_gnt [0:N-1];  // [i][d]
+    wire [N-1:0]       tq_conf, tq_free;
 
     cxl_switch_alloc #(.N(N)) u_alloc (
-        .clk(clk), .rst(rst), .head_valid(head_valid), .eg_rdy(eg_rdy), .sel_valid(sel_valid),
-        .sel_dst(sel_dst), .sel_cls(sel_cls), .eg_valid(eg_valid), .eg_src(eg_src), .eg_cls(eg_cls));
+        .clk(clk), .rst(rst), .head_valid(head_valid), .eg_rdy(eg_rdy), .pop(pop),
+        .eg_valid(eg_valid), .eg_src(eg_src), .eg_cls(eg_cls));
+    cxl_switch_xbar #(.N(N)) u_xbar (
+        .q_hdr(q_hdr), .q_data(q_data), .eg_src(eg_src), .eg_cls(eg_cls), .xi_hdr(xi_hdr), .xi_data(xi_data));
 
-    genvar p;
+    genvar p, k;
     generate
+        for (p = 0; p < N; p = p + 1) begin : g_tk
+            for (k = 0; k < N; k = k + 1) begin : g_k
+                assign tq_req[p][k] = tk_req[k] && tk_dst[k*PW +: PW] == PW'(p);
+                assign tk_gnt[k][p] = tq_gnt[p][k];
+            end
+        end
         for (p = 0; p < N; p = p + 1) begin : g_port
             wire [$clog2(OT_DEPTH+1)-1:0] ot_used;
-            wire [PW-1:0] src = eg_src[p*PW +: PW];
             cxl_switch_port #(.N(N), .PORT(p), .NDEC(NDEC), .NRT(NRT), .OT_DEPTH(OT_DEPTH), .VOQ(VOQ),
                               .VOQ_DEPTH(VOQ_DEPTH)) u_port (
                 .clk(clk), .rst(rst),
@@ -85,11 +102,15 @@ module cxl_switch_core #(
                 .cfg_pid(cfg_pid), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
                 .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .rt_valid(rt_valid),
                 .rt_dpid(rt_dpid), .rt_port(rt_port),
-                .head_valid(head_valid[p*N*4 +: N*4]), .xsel_valid(sel_valid[p]),
-                .xsel_dst(sel_dst[p*PW +: PW]), .xsel_cls(sel_cls[p*2 +: 2]),
-                .xo_hdr(xo_hdr[p]), .xo_data(xo_data[p]), .xo_side(xo_side[p]),
+                .head_valid(head_valid[p*N*4 +: N*4]), .qo_hdr(q_hdr[p*N*4*128 +: N*4*128]), .qo_data(q_data[p*N*2*512 +: N*2*512]),
+                .pop(pop[p*N*4 +: N*4]),
                 .eg_rdy(eg_rdy[p*4 +: 4]), .xi_valid(eg_valid[p]), .xi_cls(eg_cls[p*2 +: 2]),
-                .xi_hdr(xo_hdr[src]), .xi_data(xo_data[src]), .xi_side(xo_side[src]),
+                .xi_hdr(xi_hdr[p*128 +: 128]), .xi_data(xi_data[p*512 +: 512]),
+                .tk_req(tk_req[p]), .tk_dst(tk_dst[p*PW +: PW]), .tk_key(tk_key[p*20 +: 20]),
+                .tk_drs(tk_drs[p]), .tk_rq(tk_rq[p*12 +: 12]), .tk_done(tk_done[p]),
+                .tk_gnt_in(tk_gnt[p]), .tk_conf_in(tq_conf), .tk_free_in(tq_free),
+                .tq_req(tq_req[p]), .tq_key(tk_key), .tq_drs(tk_drs), .tq_rq(tk_rq), .tq_done(tk_done),
+                .tq_gnt(tq_gnt[p]), .tq_conf(tq_conf[p]), .tq_free(tq_free[p]),
                 .ev(ev[p*16 +: 16]), .ot_used(ot_used));
             wire unused_p = &{1'b0, ot_used};
         end

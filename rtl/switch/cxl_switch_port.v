@@ -1,8 +1,14 @@
 // One switch port, message level: ingress stage (round robin over the 4 switch classes), decode
 // and route (HDM decode, PBR DPID lookup, HBR<->PBR edge conversion, decode-miss answers, response
-// routing through the outstanding-request table), virtual output queues, egress buffers.
+// routing through the outstanding-request table), virtual output queues, egress buffers, and this
+// port's outstanding-request table (used while the port is a DSP).
 // Switch classes: 0 M2S Req, 1 M2S RwD (data), 2 S2M NDR, 3 S2M DRS (data).
 // Routing and error rules follow models/switch/README.md; every dropped message raises one event.
+//
+// Outstanding requests are recorded when the request leaves the ingress stage (the model records
+// them on ingress too), so a second request with the same (LD-ID, Tag) toward a DSP is caught
+// before it is queued and answered by the switch (tag_conflict). Each DSP table takes one record
+// per cycle: the ingress stages that want to record compete round robin (tq_* / tk_*).
 module cxl_switch_port #(
     parameter integer N         = 4,
     parameter integer PORT      = 0,
@@ -40,21 +46,36 @@ module cxl_switch_port #(
     input  wire [NRT-1:0]        rt_valid,
     input  wire [NRT*12-1:0]     rt_dpid,
     input  wire [NRT*PW-1:0]     rt_port,
-    // crossbar, ingress side: heads of the queues, and the allocator's pick
+    // crossbar, ingress side: every queue head is a crossbar input of its egress
     output wire [N*4-1:0]        head_valid, // [j*4 + c]: a message of class c for egress j
-    input  wire                  xsel_valid,
-    input  wire [PW-1:0]         xsel_dst,
-    input  wire [1:0]            xsel_cls,
-    output wire [127:0]          xo_hdr,
-    output wire [511:0]          xo_data,
-    output wire [13:0]           xo_side,
+    output wire [N*4*128-1:0]    qo_hdr,     // [(j*4 + c)*128 +: 128]: its header
+    output wire [N*2*512-1:0]    qo_data,    // [(j*2 + c/2)*512 +: 512]: data of RwD (c 1) / DRS (c 3)
+    input  wire [N*4-1:0]        pop,        // egress j took the head of queue (j, c)
     // crossbar, egress side
     output wire [3:0]            eg_rdy,
     input  wire                  xi_valid,
     input  wire [1:0]            xi_cls,
     input  wire [127:0]          xi_hdr,
     input  wire [511:0]          xi_data,
-    input  wire [13:0]           xi_side,
+    // this ingress: a staged request that must be recorded in DSP tk_dst's table
+    output wire                  tk_req,
+    output wire [PW-1:0]         tk_dst,
+    output wire [19:0]           tk_key,     // {LD-ID, Tag} as the request leaves the DSP
+    output wire                  tk_drs,     // completes with DRS (else NDR)
+    output wire [11:0]           tk_rq,      // requester: ingress port (HBR) or SPID (PBR)
+    output wire                  tk_done,    // recorded, or answered as a tag conflict, this cycle
+    input  wire [N-1:0]          tk_gnt_in,  // [d]: table d serves this ingress this cycle
+    input  wire [N-1:0]          tk_conf_in, // [d]: the served request's key is outstanding at d
+    input  wire [N-1:0]          tk_free_in, // [d]: table d has a free entry
+    // this port's table: record requests of every ingress (bit/field i = ingress i)
+    input  wire [N-1:0]          tq_req,     // ingress i wants to record here
+    input  wire [N*20-1:0]       tq_key,
+    input  wire [N-1:0]          tq_drs,
+    input  wire [N*12-1:0]       tq_rq,
+    input  wire [N-1:0]          tq_done,
+    output wire [N-1:0]          tq_gnt,
+    output wire                  tq_conf,
+    output wire                  tq_free,
     // one bit per counter (cxl_switch_cfg order), for the message that left the ingress stage
     output wire [15:0]           ev,
     output wire [$clog2(OT_DEPTH+1)-1:0] ot_used
@@ -65,15 +86,13 @@ module cxl_switch_port #(
     localparam [1:0] C_RWD = 2'd1, C_NDR = 2'd2, C_DRS = 2'd3;
     // counter / event indices (cxl_switch_cfg, models.switch.SwitchCounters order)
     localparam integer E_FWD_REQ = 0, E_FWD_RSP = 1, E_POISON = 2, E_NXM_RD = 3, E_NXM_WR = 4,
-                       E_NXM_NONE = 5, E_UNK_DPID = 7, E_UNEXP = 8, E_MISROUTE = 9,
+                       E_NXM_NONE = 5, E_TAG_CONF = 6, E_UNK_DPID = 7, E_UNEXP = 8, E_MISROUTE = 9,
                        E_BAD_DIR = 10, E_BAD_OP = 11, E_RX_DIS = 13, E_EG_DIS = 14;
     localparam [1:0]  META_NOOP = 2'b11;
-    localparam integer SIDE_W = 14;  // {requester[11:0], expect_drs, track}
     localparam integer OTW = $clog2(OT_DEPTH + 1);
     localparam integer OTI = (OT_DEPTH > 1) ? $clog2(OT_DEPTH) : 1;
     localparam integer QDEPTH = (VOQ != 0) ? VOQ_DEPTH : VOQ_DEPTH * N;  // same storage either way
     localparam integer NQ = (VOQ != 0) ? N : 1;
-    localparam [1:0]  MY_ROLE_IDX = 2'd0;  // unused helper to keep lint quiet about widths
 
     // ---------------------------------------------------------------- ingress stage
     reg          st_valid;
@@ -83,9 +102,7 @@ module cxl_switch_port #(
     wire [3:0]   in_gnt;
     wire [1:0]   in_idx;
     wire         in_any;
-    wire         d_drop;
-    wire         wr_ready;
-    wire         st_fire = st_valid && (d_drop || wr_ready);
+    wire         st_fire;
     wire         st_free = !st_valid || st_fire;
 
     rr_arbiter #(.N(4)) u_in_arb (.clk(clk), .rst(rst), .req(in_valid), .advance(st_free),
@@ -120,6 +137,8 @@ module cxl_switch_port #(
     wire [3:0]  s_ldid = is_drs ? st_hdr[CXL_S2M_DRS_LDID_LSB +: 4] : st_hdr[CXL_S2M_NDR_LDID_LSB +: 4];
     wire [11:0] s_dpid = is_drs ? st_hdr[CXL_S2M_DRS_DPID_LSB +: 12] : st_hdr[CXL_S2M_NDR_DPID_LSB +: 12];
     wire        s_pois = is_drs & st_hdr[CXL_S2M_DRS_POISON_LSB];
+    wire [1:0]  my_role = cfg_role[PORT*2 +: 2];
+    wire [11:0] my_pid  = cfg_pid[PORT*12 +: 12];
 
     // expected completion: 0 none, 1 NDR, 2 DRS, 3 reserved opcode
     reg [1:0] exp_k;
@@ -139,6 +158,28 @@ module cxl_switch_port #(
         end
     end
 
+    // the switch's own answer to a request it cannot deliver (decode miss, tag conflict)
+    reg [127:0] ans_hdr;
+    reg [1:0]   ans_cls;
+    always @* begin
+        ans_hdr = 128'd0;
+        ans_cls = C_NDR;
+        if (exp_k == 2'd2) begin
+            ans_cls = C_DRS;
+            ans_hdr[CXL_S2M_DRS_MEMOP_LSB +: 3] = CXL_S2M_DRS_OP_MEMDATA_NXM;
+            ans_hdr[CXL_S2M_DRS_METAFIELD_LSB +: 2] = META_NOOP;
+            ans_hdr[CXL_S2M_DRS_TAG_LSB +: 16] = m_tag;
+            ans_hdr[CXL_S2M_DRS_POISON_LSB] = cfg_poison;
+            ans_hdr[CXL_S2M_DRS_LDID_LSB +: 4] = cfg_pbr ? 4'd0 : m_ldid;
+        end else begin
+            ans_hdr[CXL_S2M_NDR_MEMOP_LSB +: 3] = (is_rwd && m_op == CXL_M2S_RWD_OP_BICONFLICT)
+                                                  ? CXL_S2M_NDR_OP_BI_CONFLICTACK : CXL_S2M_NDR_OP_CMP;
+            ans_hdr[CXL_S2M_NDR_METAFIELD_LSB +: 2] = META_NOOP;
+            ans_hdr[CXL_S2M_NDR_TAG_LSB +: 16] = m_tag;
+            ans_hdr[CXL_S2M_NDR_LDID_LSB +: 4] = cfg_pbr ? 4'd0 : m_ldid;
+        end
+    end
+
     // ---------------------------------------------------------------- HDM decode
     wire        hdm_hit;
     wire [11:0] hdm_tgt;
@@ -146,13 +187,12 @@ module cxl_switch_port #(
         .hpa({m_addr, m_a5, 5'd0}), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
         .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hdm_hit), .target(hdm_tgt));
 
-    // ---------------------------------------------------------------- outstanding-request table
+    // ---------------------------------------------------------------- this port's outstanding table
     reg  [OT_DEPTH-1:0] ot_v;
-    reg  [3:0]          ot_ldid [0:OT_DEPTH-1];
-    reg  [15:0]         ot_tag  [0:OT_DEPTH-1];
-    reg                 ot_drs  [0:OT_DEPTH-1];
-    reg  [11:0]         ot_req  [0:OT_DEPTH-1];
-    reg                 ot_hit;
+    reg  [19:0]         ot_key [0:OT_DEPTH-1];   // {LD-ID, Tag}
+    reg                 ot_drs [0:OT_DEPTH-1];
+    reg  [11:0]         ot_req [0:OT_DEPTH-1];
+    reg                 ot_hit;                  // lookup of the response staged at this port
     reg  [OTI-1:0]      ot_hidx;
     reg                 ot_free;
     reg  [OTI-1:0]      ot_fidx;
@@ -160,7 +200,7 @@ module cxl_switch_port #(
     always @* begin
         ot_hit = 1'b0; ot_hidx = {OTI{1'b0}}; ot_free = 1'b0; ot_fidx = {OTI{1'b0}};
         for (q = OT_DEPTH - 1; q >= 0; q = q - 1) begin
-            if (ot_v[q] && ot_ldid[q] == s_ldid && ot_tag[q] == s_tag) begin
+            if (ot_v[q] && ot_key[q] == {s_ldid, s_tag}) begin
                 ot_hit = 1'b1; ot_hidx = OTI'(q);
             end
             if (!ot_v[q]) begin
@@ -171,7 +211,24 @@ module cxl_switch_port #(
     wire        ot_e_drs = ot_drs[ot_hidx];
     wire [11:0] ot_e_req = ot_req[ot_hidx];
 
-    // ---------------------------------------------------------------- route lookup (PBR)
+    // records from the ingress stages: one per cycle, round robin; the served request is compared
+    // with every entry (a match is a tag conflict: the ingress answers it instead of recording)
+    wire [PW-1:0] tq_idx;
+    wire          tq_any;
+    rr_arbiter #(.N(N)) u_tq_arb (.clk(clk), .rst(rst), .req(tq_req), .advance(|(tq_done & tq_gnt)),
+                                  .grant(tq_gnt), .grant_idx(tq_idx), .any(tq_any));
+    wire [19:0] tq_wkey = tq_key[32'(tq_idx)*20 +: 20];
+    reg         tq_match;
+    always @* begin
+        tq_match = 1'b0;
+        for (q = 0; q < OT_DEPTH; q = q + 1)
+            if (ot_v[q] && ot_key[q] == tq_wkey) tq_match = 1'b1;
+    end
+    assign tq_conf = tq_any && tq_match;
+    assign tq_free = ot_free;
+    wire ot_ins = |(tq_done & tq_gnt) && !tq_match;
+
+    // ---------------------------------------------------------------- route lookups (PBR)
     reg  [11:0]  lk_dpid;
     reg          rt_hit;
     reg  [PW-1:0] rt_dst;
@@ -187,16 +244,29 @@ module cxl_switch_port #(
                 rt_hit = 1'b1; rt_dst = PW'(r);
             end
     end
+    // requester of a request reaching a DSP (PBR: a USP's own PID, else the SPID), and its route
+    // for a tag-conflict answer
+    wire [11:0]  rq_pbr = (my_role == ROLE_USP) ? my_pid : m_spid;
+    reg          rq_hit;
+    reg  [PW-1:0] rq_dst;
+    always @* begin
+        rq_hit = 1'b0; rq_dst = {PW{1'b0}};
+        for (r = NRT - 1; r >= 0; r = r - 1)
+            if (rt_valid[r] && rt_dpid[r*12 +: 12] == rq_pbr) begin
+                rq_hit = 1'b1; rq_dst = rt_port[r*PW +: PW];
+            end
+        for (r = N - 1; r >= 0; r = r - 1)
+            if (cfg_role[r*2 +: 2] != ROLE_FAB && cfg_pid[r*12 +: 12] == rq_pbr) begin
+                rq_hit = 1'b1; rq_dst = PW'(r);
+            end
+    end
 
     // ---------------------------------------------------------------- decode and route
-    wire [1:0]  my_role = cfg_role[PORT*2 +: 2];
-    wire [11:0] my_pid  = cfg_pid[PORT*12 +: 12];
     reg         drop;
     reg [PW-1:0] dst;
     reg [1:0]   dcls;
     reg [127:0] dhdr;
     reg         dzero;     // data of a switch-made DRS is zero
-    reg [SIDE_W-1:0] dside;
     reg [15:0]  dev;
     reg         ot_del;
     reg         use_rt;    // final egress comes from the route lookup
@@ -205,10 +275,11 @@ module cxl_switch_port #(
     reg [1:0]   eg_role;
     reg [11:0]  rq_id;     // requester recorded with a tracked request
     reg [11:0]  hbr_p;
+    reg         trk;       // request to a DSP that expects a completion: must be recorded
 
     always @* begin
         drop = 1'b0; dst = {PW{1'b0}}; dcls = st_cls; dhdr = st_hdr; dzero = 1'b0;
-        dside = {SIDE_W{1'b0}}; dev = 16'd0; ot_del = 1'b0; use_rt = 1'b0; rsp_rt = 1'b0;
+        dev = 16'd0; ot_del = 1'b0; use_rt = 1'b0; rsp_rt = 1'b0; trk = 1'b0;
         own = 1'b0; lk_dpid = 12'd0; eg_role = ROLE_USP; rq_id = 12'd0; hbr_p = 12'd0;
         if (!cfg_en[PORT]) begin
             drop = 1'b1; dev[E_RX_DIS] = 1'b1;
@@ -224,24 +295,11 @@ module cxl_switch_port #(
                 end else begin
                     own = 1'b1;
                     dst = PW'(PORT);
-                    dhdr = 128'd0;
-                    if (exp_k == 2'd2) begin
-                        dev[E_NXM_RD] = 1'b1;
-                        dcls = C_DRS; dzero = 1'b1;
-                        dhdr[CXL_S2M_DRS_MEMOP_LSB +: 3] = CXL_S2M_DRS_OP_MEMDATA_NXM;
-                        dhdr[CXL_S2M_DRS_METAFIELD_LSB +: 2] = META_NOOP;
-                        dhdr[CXL_S2M_DRS_TAG_LSB +: 16] = m_tag;
-                        dhdr[CXL_S2M_DRS_POISON_LSB] = cfg_poison;
-                        dhdr[CXL_S2M_DRS_LDID_LSB +: 4] = cfg_pbr ? 4'd0 : m_ldid;
-                    end else begin
-                        dev[E_NXM_WR] = 1'b1;
-                        dcls = C_NDR;
-                        dhdr[CXL_S2M_NDR_MEMOP_LSB +: 3] = (is_rwd && m_op == CXL_M2S_RWD_OP_BICONFLICT)
-                                                           ? CXL_S2M_NDR_OP_BI_CONFLICTACK : CXL_S2M_NDR_OP_CMP;
-                        dhdr[CXL_S2M_NDR_METAFIELD_LSB +: 2] = META_NOOP;
-                        dhdr[CXL_S2M_NDR_TAG_LSB +: 16] = m_tag;
-                        dhdr[CXL_S2M_NDR_LDID_LSB +: 4] = cfg_pbr ? 4'd0 : m_ldid;
-                    end
+                    dhdr = ans_hdr;
+                    dcls = ans_cls;
+                    dzero = 1'b1;
+                    if (exp_k == 2'd2) dev[E_NXM_RD] = 1'b1;
+                    else               dev[E_NXM_WR] = 1'b1;
                 end
             end else if (my_role == ROLE_USP && !cfg_pbr) begin
                 // HBR: decoder target is the egress port
@@ -255,16 +313,15 @@ module cxl_switch_port #(
             end else begin
                 // PBR: the USP edge adds SPID/DPID (drops LD-ID, Addr[5]); fabric keeps the DPID
                 use_rt = 1'b1;
+                rq_id = rq_pbr;
                 if (my_role == ROLE_USP) begin
                     dhdr[CXL_M2S_REQ_SPID_LSB +: 12] = my_pid;
                     dhdr[CXL_M2S_REQ_DPID_LSB +: 12] = hdm_tgt;
                     dhdr[CXL_M2S_REQ_LDID_LSB +: 4] = 4'd0;
                     if (!is_rwd) dhdr[CXL_M2S_REQ_ADDR5_LSB] = 1'b0;
                     lk_dpid = hdm_tgt;
-                    rq_id = my_pid;
                 end else begin
                     lk_dpid = m_dpid;
-                    rq_id = m_spid;
                 end
             end
         end else begin
@@ -314,88 +371,110 @@ module cxl_switch_port #(
                 else        dhdr[CXL_S2M_NDR_DPID_LSB +: 12] = 12'd0;
             end
         end
-        // requests leaving a DSP are tracked so the response finds its requester
-        if (!drop && is_m2s && eg_role == ROLE_DSP && exp_k != 2'd0)
-            dside = {rq_id, exp_k == 2'd2, 1'b1};
         if (!drop && !cfg_en[dst]) begin
             drop = 1'b1; dev[E_EG_DIS] = 1'b1;
         end
+        // requests leaving a DSP are recorded so the response finds its requester
+        trk = !drop && is_m2s && !own && eg_role == ROLE_DSP && exp_k != 2'd0;
         if (!drop && !own) begin
             dev[is_m2s ? E_FWD_REQ : E_FWD_RSP] = 1'b1;
             dev[E_POISON] = m_pois | s_pois;
         end
     end
-    assign d_drop = drop;
-    assign ev = st_fire ? dev : 16'd0;
+
+    // tag-conflict answer: to the requester (HBR: this ingress; PBR: routed by its PID)
+    reg          c_drop;
+    reg [PW-1:0] c_dst;
+    reg [127:0]  c_hdr;
+    reg [15:0]   c_dev;
+    reg [1:0]    c_role;
+    always @* begin
+        c_drop = 1'b0; c_dst = PW'(PORT); c_hdr = ans_hdr; c_dev = 16'd0; c_role = ROLE_USP;
+        c_dev[E_TAG_CONF] = 1'b1;
+        if (cfg_pbr) begin
+            c_dst = rq_dst;
+            c_role = cfg_role[32'(rq_dst)*2 +: 2];
+            if (!rq_hit) begin
+                c_drop = 1'b1; c_dev[E_UNK_DPID] = 1'b1;
+            end else if (c_role == ROLE_DSP) begin
+                c_drop = 1'b1; c_dev[E_MISROUTE] = 1'b1;
+            end else if (c_role == ROLE_FAB) begin
+                if (exp_k == 2'd2) c_hdr[CXL_S2M_DRS_DPID_LSB +: 12] = rq_pbr;
+                else               c_hdr[CXL_S2M_NDR_DPID_LSB +: 12] = rq_pbr;
+            end
+        end
+        if (!c_drop && !cfg_en[c_dst]) begin
+            c_drop = 1'b1; c_dev[E_EG_DIS] = 1'b1;
+        end
+    end
+
+    // the table of DSP `dst` serves this request (or finds its key outstanding)
+    assign tk_req = st_valid && trk;
+    assign tk_dst = dst;
+    assign tk_key = {dhdr[CXL_M2S_REQ_LDID_LSB +: 4], dhdr[CXL_M2S_REQ_TAG_LSB +: 16]};
+    assign tk_drs = (exp_k == 2'd2);
+    assign tk_rq  = rq_id;
+    wire   k_gnt  = tk_gnt_in[dst];
+    wire   k_conf = trk && k_gnt && tk_conf_in[dst];
+    wire   k_wait = trk && !(k_gnt && (tk_conf_in[dst] || tk_free_in[dst]));
+
+    wire         f_drop = k_conf ? c_drop : drop;
+    wire [PW-1:0] f_dst = k_conf ? c_dst : dst;
+    wire [1:0]   f_cls  = k_conf ? ans_cls : dcls;
+    wire [127:0] f_hdr  = k_conf ? c_hdr : dhdr;
+    wire         f_zero = k_conf | dzero;
+    wire [15:0]  f_dev  = k_conf ? c_dev : dev;
+    wire         wr_ready;
+    assign st_fire = st_valid && (f_drop || (wr_ready && !k_wait));
+    assign tk_done = st_fire && trk;
+    assign ev = st_fire ? f_dev : 16'd0;
 
     // ---------------------------------------------------------------- virtual output queues
     wire [N*4-1:0]  qrdy;        // queue for (egress j, class c) can take a message
-    wire [127:0]    qh_hdr  [0:N*4-1];
-    wire [511:0]    qh_data [0:N*4-1];
-    wire [SIDE_W-1:0] qh_side [0:N*4-1];
-    assign wr_ready = qrdy[32'(dst)*4 + 32'(dcls)];
-    wire [511:0] wdata = dzero ? 512'd0 : st_data;
+    assign wr_ready = qrdy[32'(f_dst)*4 + 32'(f_cls)];
+    wire [511:0] wdata = f_zero ? 512'd0 : st_data;
 
     genvar gj, gc, gn;
     generate
         for (gj = 0; gj < NQ; gj = gj + 1) begin : g_q
             for (gc = 0; gc < 4; gc = gc + 1) begin : g_c
                 localparam integer HAS_D = gc % 2;
-                localparam integer HAS_S = (gc < 2) ? 1 : 0;
                 localparam integer DW = HAS_D * 512;
-                localparam integer SW = HAS_S * SIDE_W;
                 localparam integer XW = (VOQ != 0) ? 0 : PW;
-                localparam integer W = 128 + DW + SW + XW;
+                localparam integer W = 128 + DW + XW;
                 wire [W-1:0] fin;
                 wire [W-1:0] fout;
                 wire         f_in_valid, f_in_ready, f_out_valid, f_out_ready;
                 wire [$clog2(QDEPTH+1)-1:0] f_count;
-                wire [PW-1:0] f_dst;
+                wire [PW-1:0] q_dst;
                 if (VOQ != 0) begin : g_voq
-                    assign f_in_valid = st_fire && !drop && dst == PW'(gj) && dcls == 2'(gc);
-                    assign f_out_ready = xsel_valid && xsel_dst == PW'(gj) && xsel_cls == 2'(gc);
-                    assign f_dst = PW'(gj);
+                    assign f_in_valid = st_fire && !f_drop && f_dst == PW'(gj) && f_cls == 2'(gc);
+                    assign f_out_ready = pop[gj*4 + gc];
+                    assign q_dst = PW'(gj);
                 end else begin : g_fifo
-                    assign f_in_valid = st_fire && !drop && dcls == 2'(gc);
-                    assign f_out_ready = xsel_valid && xsel_cls == 2'(gc);
-                    assign f_dst = fout[W-1 -: PW];
-                end
-                if (HAS_D != 0 && HAS_S != 0) begin : g_ds
-                    assign fin[128 + DW +: SW] = dside;
-                end else if (HAS_S != 0) begin : g_s
-                    assign fin[128 +: SW] = dside;
+                    assign f_in_valid = st_fire && !f_drop && f_cls == 2'(gc);
+                    assign f_out_ready = pop[32'(q_dst)*4 + gc];  // only egress q_dst sees this head
+                    assign q_dst = fout[W-1 -: PW];
                 end
                 if (HAS_D != 0) begin : g_d
                     assign fin[128 +: DW] = wdata;
                 end
                 if (XW != 0) begin : g_x
-                    assign fin[W-1 -: XW] = dst;
+                    assign fin[W-1 -: XW] = f_dst;
                 end
-                assign fin[0 +: 128] = dhdr;
+                assign fin[0 +: 128] = f_hdr;
                 sync_fifo #(.WIDTH(W), .DEPTH(QDEPTH)) u_q (
                     .clk(clk), .rst(rst), .in_valid(f_in_valid), .in_ready(f_in_ready), .in_data(fin),
                     .out_valid(f_out_valid), .out_ready(f_out_ready), .out_data(fout), .count(f_count));
-                wire [127:0]      o_hdr = fout[0 +: 128];
-                wire [511:0]      o_data;
-                wire [SIDE_W-1:0] o_side;
-                if (HAS_D != 0) begin : g_hd
-                    assign o_data = fout[128 +: 512];
-                end else begin : g_nd
-                    assign o_data = 512'd0;
-                end
-                if (HAS_S != 0) begin : g_hs
-                    assign o_side = fout[128 + DW +: SW];
-                end else begin : g_ns
-                    assign o_side = {SIDE_W{1'b0}};
-                end
                 for (gn = 0; gn < N; gn = gn + 1) begin : g_fan
                     if (VOQ != 0 ? gn == gj : 1'b1) begin : g_one
                         localparam integer IDX = gn * 4 + gc;
-                        assign head_valid[IDX] = f_out_valid && f_dst == PW'(gn);
-                        assign qrdy[IDX]    = f_in_ready;
-                        assign qh_hdr[IDX]  = o_hdr;
-                        assign qh_data[IDX] = o_data;
-                        assign qh_side[IDX] = o_side;
+                        assign head_valid[IDX] = f_out_valid && q_dst == PW'(gn);
+                        assign qrdy[IDX] = f_in_ready;
+                        assign qo_hdr[IDX*128 +: 128] = fout[0 +: 128];
+                        if (HAS_D != 0) begin : g_od
+                            assign qo_data[(gn*2 + gc/2)*512 +: 512] = fout[128 +: 512];
+                        end
                     end
                 end
                 wire unused_q = &{1'b0, f_count};
@@ -403,13 +482,7 @@ module cxl_switch_port #(
         end
     endgenerate
 
-    wire [PW+1:0] xs = {xsel_dst, xsel_cls};  // VOQ=0: every egress index shows the class FIFO head
-    assign xo_hdr  = qh_hdr[xs];
-    assign xo_data = qh_data[xs];
-    assign xo_side = qh_side[xs];
-
     // ---------------------------------------------------------------- egress buffers
-    wire [3:0] sk_ready;
     genvar ge;
     generate
         for (ge = 0; ge < 4; ge = ge + 1) begin : g_eg
@@ -424,14 +497,12 @@ module cxl_switch_port #(
             end
             assign out_hdr[ge*128 +: 128] = m_d[0 +: 128];
             skid_buffer #(.WIDTH(128 + DW)) u_sk (
-                .clk(clk), .rst(rst), .s_valid(xi_valid && xi_cls == 2'(ge)), .s_ready(sk_ready[ge]),
+                .clk(clk), .rst(rst), .s_valid(xi_valid && xi_cls == 2'(ge)), .s_ready(eg_rdy[ge]),
                 .s_data(s_d), .m_valid(out_valid[ge]), .m_ready(out_ready[ge]), .m_data(m_d));
         end
     endgenerate
-    assign eg_rdy = sk_ready & {2'b11, {2{ot_free}}};
 
     // ---------------------------------------------------------------- table updates
-    wire ot_ins = xi_valid && !xi_cls[1] && xi_side[0];
     always @(posedge clk) begin
         if (rst) begin
             ot_v <= {OT_DEPTH{1'b0}};
@@ -442,10 +513,9 @@ module cxl_switch_port #(
     end
     always @(posedge clk) begin
         if (ot_ins) begin
-            ot_ldid[ot_fidx] <= xi_hdr[CXL_M2S_REQ_LDID_LSB +: 4];
-            ot_tag[ot_fidx]  <= xi_hdr[CXL_M2S_REQ_TAG_LSB +: 16];
-            ot_drs[ot_fidx]  <= xi_side[1];
-            ot_req[ot_fidx]  <= xi_side[13:2];
+            ot_key[ot_fidx] <= tq_wkey;
+            ot_drs[ot_fidx] <= tq_drs[tq_idx];
+            ot_req[ot_fidx] <= tq_rq[32'(tq_idx)*12 +: 12];
         end
     end
     reg [OTW-1:0] used;
@@ -455,5 +525,5 @@ module cxl_switch_port #(
     end
     assign ot_used = used;
 
-    wire unused = &{1'b0, MY_ROLE_IDX, hbr_p[11:PW], st_data[0], xi_side[13:0]};
+    wire unused = &{1'b0, hbr_p[11:PW], st_data[0]};
 endmodule

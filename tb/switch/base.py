@@ -96,6 +96,19 @@ class SwitchTestBase(uvm_test):
     async def body(self) -> None:
         await self.send_all(self.traffic)
 
+    async def settle(self, max_cycles: int = 2000) -> None:
+        """Wait until everything sent so far has been delivered (answers a device still holds
+        back do not count), then a few cycles more."""
+        env = self.env
+        for _ in range(max_cycles):
+            await FallingEdge(cocotb.top.clk)
+            if not env.bus.busy() and env.sb.pending() == 0:
+                break
+        else:
+            raise AssertionError(f"traffic did not settle in {max_cycles} cycles")
+        for _ in range(4):
+            await FallingEdge(cocotb.top.clk)
+
     def model_counters(self) -> dict[str, int]:
         return self.model.counters.as_dict()
 

@@ -276,6 +276,7 @@ class DeviceResponder(uvm_component):
         self.bus, self.ports, self.max_delay = bus, set(ports), max_delay
         self.pbr_ports = set(pbr_ports)  # remote devices behind a PBR fabric port: answer to SPID
         self.pending: list[tuple[int, int, CxlMessage]] = []  # (due cycle, port, msg)
+        self.hold = False  # a test holds every answer back while True (e.g. to keep a tag outstanding)
         self.imp = AnalysisImp("imp", self, self._seen)
 
     def build_phase(self) -> None:
@@ -294,7 +295,7 @@ class DeviceResponder(uvm_component):
         assert self.bus is not None
         while True:
             await FallingEdge(self.bus.dut.clk)
-            if self.pending:
+            if self.pending and not self.hold:
                 now = self.bus.cycle
                 due = [x for x in self.pending if x[0] <= now]
                 self.pending = [x for x in self.pending if x[0] > now]

@@ -178,16 +178,119 @@ class RandomAllToAll(RandomBase):
     ready_p = 0.9
 
 
-@pyuvm.test(timeout_time=5000, timeout_unit="us")
-class SaturationDeadlock(RandomBase):
-    """All-to-all at saturation (no idles) with random back-pressure on every egress and slow
-    devices; every message must be delivered (SOAK=1: tens of thousands)."""
+def fabric_all_to_all(n: int, per_port: int, rng: random.Random) -> tuple[SwitchConfig, dict[int, list[CxlMessage]]]:
+    """Every port is a PBR fabric port with a remote host and device behind it (DPID 0x100+p routes
+    to port p): each port sends requests to every other port in turn (reads, writes, invalidations,
+    speculative reads), and the devices answer to the SPID, so every port carries all 4 classes in
+    both directions. Tags: port p uses p<<12 | k (wrapping after 4096: nothing is tracked on
+    fabric-to-fabric paths, and the tag still names the source)."""
+    cfg = SwitchConfig("pbr", [PortConfig.fabric() for _ in range(n)], [], routes={0x100 + k: k for k in range(n)})
+    traffic: dict[int, list[CxlMessage]] = {}
+    for p in range(n):
+        others = [q for q in range(n) if q != p]
+        msgs: list[CxlMessage] = []
+        for k in range(per_port):
+            q = others[(k + p) % len(others)]
+            tag, addr, r = (p << 12) | (k & 0xFFF), rng.getrandbits(46), rng.random()
+            hdr = dict(tag=tag, addr=addr, spid=0x100 + p, dpid=0x100 + q)
+            if r < 0.4:
+                msgs.append(M2SRwD(memop=int(M2SRwDOp.MEMWR), data=rng.randbytes(64), poison=int(rng.random() < 0.03), **hdr))
+            elif r < 0.45:
+                msgs.append(M2SReq(memop=int(M2SReqOp.MEMSPECRD), **hdr))
+            elif r < 0.5:
+                msgs.append(M2SReq(memop=int(M2SReqOp.MEMINV), **hdr))
+            else:
+                msgs.append(M2SReq(memop=int(M2SReqOp.MEMRD), **hdr))
+        traffic[p] = msgs
+    return cfg, traffic
 
-    pattern = "uniform"
+
+@pyuvm.test(timeout_time=20000, timeout_unit="us")
+class SaturationDeadlock(SwitchTestBase):
+    """Deadlock test: all-to-all at saturation (every port always has a request to send, to every
+    other port in turn), random back-pressure on every egress (ready 60%) and devices answering
+    after 0..30 cycles, so requests and responses of all 4 classes share every port in both
+    directions. Every message must be delivered: the scoreboard ends with nothing pending.
+    Default ~1200 requests (+ their responses); SOAK=1: ~26000 requests, ~50000 messages."""
+
     idle_p = 1.0
     ready_p = 0.6
     max_delay = 30
-    count = 400 * (25 if SOAK else 1)
+    drain_cycles = 50000
+    requests = 26000 if SOAK else 1200
+
+    def coverage_legal(self, cfg: SwitchConfig):
+        return lambda k, s, d: s != d
+
+    def scenario(self):
+        n = n_ports()
+        return fabric_all_to_all(n, self.requests // n, self.rng)
+
+    async def body(self) -> None:
+        t0 = self.env.bus.cycle
+        await self.send_all(self.traffic)
+        await self.env.drain(self.drain_cycles)
+        assert self.env.quiet(), f"not drained after {self.drain_cycles} cycles: possible deadlock"
+        cyc = self.env.bus.cycle - t0
+        self.logger.info(f"saturation all-to-all: {self.env.sb.matched} messages delivered in {cyc} cycles "
+                         f"({self.env.sb.matched / max(cyc, 1) / n_ports():.3f} per port per cycle)")
+
+
+# ------------------------------------------------------------------------------ tag conflicts
+class TagConflictBase(SwitchTestBase):
+    """Two requesters use one (LD-ID, Tag) toward one DSP while the first request is outstanding
+    (the device holds its answers back): the second is not forwarded but answered by the switch
+    (read: MemData-NXM, write: NDR Cmp) and counted as tag_conflict, as the model does. The same
+    tag with another LD-ID, and the same key after the first completed, are forwarded."""
+
+    check_coverage = False
+    mode = "hbr"
+
+    def scenario(self):
+        n = n_ports()
+        if self.mode == "hbr":
+            cfg, _ = hbr_setup(n)
+            return cfg, {}
+        ports = [PortConfig.usp(0x101), PortConfig.usp(0x102), PortConfig.dsp(0x202)] + \
+                [PortConfig.fabric() for _ in range(n - 3)]
+        dec = HdmDecoder.make(BASE, 2 * HDM_UNIT, 1, 256, (0x202,))
+        return SwitchConfig("pbr", ports, [dec], routes={0x555: 3}), {}
+
+    async def body(self) -> None:
+        dec, r, dev = self.cfg.decoders[0], self.rng, self.env.dev
+
+        def rd(tag: int, ldid: int = 0, **kw) -> M2SReq:
+            return M2SReq(memop=int(M2SReqOp.MEMRD), tag=tag, addr=hpa_for_way(dec, 0, r) >> 6, ldid=ldid, **kw)
+
+        def wr(tag: int) -> M2SRwD:
+            return M2SRwD(memop=int(M2SRwDOp.MEMWR), tag=tag, addr=hpa_for_way(dec, 0, r) >> 6, data=r.randbytes(64))
+        dev.hold = True
+        await self.send_all({0: [rd(5), wr(6), rd(7)]})  # outstanding at the DSP
+        await self.settle()
+        conflicts = {1: [rd(5), wr(6)]}
+        if self.mode == "pbr":  # remote requesters behind fabric port 3 (one has no route back)
+            conflicts[3] = [rd(7, spid=0x555, dpid=0x202), rd(5, spid=0x666, dpid=0x202)]
+        await self.send_all(conflicts)
+        await self.settle()
+        if self.mode == "hbr":  # same tag, other LD: no conflict
+            await self.send_all({1: [rd(5, ldid=1)]})
+            await self.settle()
+        dev.hold = False
+        await self.env.drain(2000)
+        await self.send_all({1: [rd(5), wr(6)]})  # the first ones completed: forwarded now
+        await self.env.drain(2000)
+        want = 2 + (2 if self.mode == "pbr" else 0)
+        assert self.model.counters.tag_conflict == want, f"model tag_conflict {self.model.counters.tag_conflict}"
+
+
+@pyuvm.test(timeout_time=1000, timeout_unit="us")
+class TagConflictHBR(TagConflictBase):
+    mode = "hbr"
+
+
+@pyuvm.test(timeout_time=1000, timeout_unit="us")
+class TagConflictPBR(TagConflictBase):
+    mode = "pbr"
 
 
 # ------------------------------------------------------------------------------ error traffic
