@@ -120,6 +120,9 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     # --output-split 0: the wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks the
     # precompiled-header rule of split (multi-file) C++ builds; one file per module avoids it.
     args = ["-Wno-fatal", "--output-split", "0"]
+    # C++ compile time dominates the regression (simulation is a few % of it): build unoptimized by
+    # default; VL_CFLAGS overrides (e.g. VL_CFLAGS=-O2 for long soak runs or speed benches).
+    args += ["-CFLAGS", os.environ.get("VL_CFLAGS", "-O0")]
     # Every rtl/ subdirectory is a module library: a test names its top (and test-only wrappers) and
     # Verilator finds the submodules, so source lists cannot go stale when a block gains a file.
     for d in sorted(p for p in RTL.iterdir() if p.is_dir() and p != INCLUDE):

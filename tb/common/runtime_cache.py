@@ -28,7 +28,12 @@ class RuntimeCache:
         if not classes.exists():
             return None
         lines = [ln.strip() for ln in classes.read_text().splitlines() if ln.startswith("VM_")]
-        return "\n".join(sorted(lines) + [f"VM_TRACE_ARG={int(self.waves)}"])
+        # user CFLAGS (-CFLAGS on the Verilator command line, e.g. -O0) also reach the runtime objects
+        mk = Path(build_dir) / "Vtop.mk"
+        text = mk.read_text() if mk.exists() else ""
+        i = text.find("VM_USER_CFLAGS =")
+        cflags = text[i:text.find("\n\n", i)].split() if i >= 0 else []
+        return "\n".join(sorted(lines) + [f"VM_TRACE_ARG={int(self.waves)}", " ".join(cflags)])
 
     def seed(self, build_dir: Path) -> bool:
         build_dir = Path(build_dir)
