@@ -143,32 +143,92 @@ def test_hbm_bank_states() -> None:
     assert c == 12 + t.tRCD + t.tCL + t.tBURST
 
 
-def test_hbm_refresh() -> None:
+def test_hbm_refresh_plain_schedule() -> None:
     t = HbmTiming.hbm3()
     g = HbmGeom()
-    m = HbmModel(t, g)
+    m = HbmModel(t, g, postpone=0)       # each refresh at its timer cycle, blocking acceptance
     slot = m.ref_slot
     assert slot == t.tREFI // g.nbanks_total
     m.issue(10, 0)                       # bank 0 open
-    assert m.is_refresh_cycle(slot)
+    assert m.is_forced_cycle(slot) and not m.is_forced_cycle(slot + 1)
     with pytest.raises(ValueError):
         m.issue(slot, 0)
-    done, _ = m.issue(slot + 1, 0)       # refresh closed bank 0: ACT waits tRFC
-    assert done == slot + t.tRP + t.tRFC + t.tRCD + t.tCL + t.tBURST
-    assert m.refreshes == 1
+    raw, done = m.issue(slot + 1, 0)     # refresh closed bank 0: ACT waits tRP + tRFC
+    assert raw == done == slot + t.tRP + t.tRFC + t.tRCD + t.tCL + t.tBURST
+    assert [(r.cycle, r.bank, r.forced) for r in m.refreshes] == [(slot, 0, True)]
 
 
-def test_hbm_in_order_completion() -> None:
-    rng = random.Random(11)
-    m = HbmModel(HbmTiming.hbm3())
-    prev, now = 0, 0
-    for _ in range(300):
-        now += rng.randint(1, 5)
-        if m.is_refresh_cycle(now):
+def test_hbm_refresh_postponed_while_busy_then_idle() -> None:
+    t = HbmTiming.hbm3()
+    g = HbmGeom()
+    m = HbmModel(t, g, postpone=1, idle_wait=32)
+    slot, nb = m.ref_slot, g.nbanks_total
+    last = 0
+    for now in range(0, (nb + 2) * slot + 5, 10):    # always an access in flight: never idle
+        if m.is_forced_cycle(now):
             now += 1
-        _, io = m.issue(now, rng.randrange(512))
-        assert io >= prev and io > now
-        prev = io
+        last = m.issue(now, 1)[1]
+    # owed 1..nb at timer cycles 1..nb (every bank one behind); timer cycle nb+1 forces a round:
+    # every bank in nb consecutive cycles, no access accepted meanwhile
+    r0 = (nb + 1) * slot
+    assert [(r.cycle, r.bank, r.forced) for r in m.refreshes] == [(r0 + k, k, True) for k in range(nb)]
+    assert all(m.is_forced_cycle(c) is False for c in (r0 + nb, r0 + nb + 1))
+    assert m.owed == 2                                # nb + 2 timer cycles, nb executed
+    # idle: after `idle_wait` idle cycles the owed refreshes run, one a cycle
+    m.advance(last + 1 + 32 + 2)
+    idle = m.refreshes[nb:]
+    assert [(r.cycle, r.bank, r.forced) for r in idle] == [(last + 33, 0, False), (last + 34, 1, False)]
+    assert m.owed == 0
+    # an access to the bank refreshed in the previous cycle waits for it
+    raw, _ = m.issue(last + 35, 1)
+    assert raw >= last + 34 + t.tRFC + t.tRCD
+
+
+def test_hbm_short_gaps_do_not_start_refreshes() -> None:
+    t = HbmTiming.hbm3()
+    m = HbmModel(t, HbmGeom(), postpone=8, idle_wait=32)
+    now = 0
+    while now < 3 * m.ref_slot:                       # accesses with idle gaps of ~20 cycles
+        done = m.issue(now, 0)[1]
+        now = done + 20
+    assert m.owed == 2 and not m.refreshes               # gaps shorter than idle_wait
+    m.advance(now + 40)
+    assert len(m.refreshes) == 3 and m.owed == 0
+
+
+def test_hbm_out_of_order_completion() -> None:
+    rng = random.Random(11)
+    g = HbmGeom()
+    m = HbmModel(HbmTiming.hbm3(), g, postpone=0)
+    now, done_of, order = 0, [], 0
+    for k in range(400):
+        now += rng.randint(1, 3)
+        if m.is_forced_cycle(now):
+            now += 1
+        idx = rng.randrange(512)
+        raw, done = m.issue(now, idx)
+        assert done >= raw > now and done - raw < 64
+        done_of.append((idx % g.nbanks_total, done))
+    assert len({d for _, d in done_of}) == len(done_of)          # one completion per cycle
+    for bank in range(g.nbanks_total):                           # in order per bank
+        ds = [d for b, d in done_of if b == bank]
+        assert ds == sorted(ds)
+    same_pc = [(a[1], b[1]) for a, b in zip(done_of, done_of[1:]) if a[0] % g.npc == b[0] % g.npc]
+    assert any(db < da for da, db in same_pc)                    # bus gaps reused within a pc
+    assert any(b[1] < a[1] for a, b in zip(done_of, done_of[1:]))
+
+
+def test_hbm_refresh_does_not_hold_the_bus() -> None:
+    t = HbmTiming.hbm3()
+    g = HbmGeom()
+    m = HbmModel(t, g, postpone=0)
+    slot = m.ref_slot
+    m.issue(slot + 1, 1)                                  # bank number 1 (pc 1), refreshed at 2 * slot
+    raw_ref, _ = m.issue(2 * slot + 1, 1)                 # waits for the refresh
+    raw_other, _ = m.issue(2 * slot + 2, 3)               # bank number 3, same pc: not behind it
+    assert [(r.cycle, r.bank) for r in m.refreshes] == [(slot, 0), (2 * slot, 1)]
+    assert raw_ref >= 2 * slot + t.tRFC and raw_other < raw_ref
+    assert raw_other == 2 * slot + 2 + t.tRCD + t.tCL + t.tBURST
 
 
 def test_reference_semantics_and_policies() -> None:

@@ -1,34 +1,65 @@
 """HBM3-like timing model of the bridge's buffer memory (reference for rtl/bridge/xb_hbm_ctrl.v).
 
-Parameters come from targets.md (JEDEC HBM3 / Ramulator2 JESD238 preset): tCK 0.625 ns, tCL 12.5 ns,
-tRCD 19.4 ns, tRP 16.25 ns, tRAS 28.1 ns; 16 channels x 2 pseudo-channels of 32 DQ at 6.4 Gb/s.
-targets.md has no refresh numbers: tREFI 3.9 us and the per-bank refresh time tRFCsb 160 ns are
-the Ramulator2 HBM3 preset values (nREFI=3900, nRFCSB=160 at tCK 1 ns). All converted to cycles of
-the 1 GHz core clock by rounding up (never tuned).
+Parameters. targets.md section 5 (JEDEC HBM3 / Ramulator2 JESD238 preset): tCK 0.625 ns, tCL 12.5 ns,
+tRCD 19.4 ns, tRP 16.25 ns, tRAS 28.1 ns, tRC 45 ns; 16 channels x 2 pseudo-channels of 32 DQ at
+6.4 Gb/s. targets.md has no refresh numbers: tREFI 3.9 us and the single-bank refresh time tRFCsb
+160 ns are the values of the Ramulator2 HBM3 timing preset (CMU-SAFARI/ramulator2,
+src/dram/impl/HBM3.cpp, preset "HBM3_2Gbps": nREFI 3900, nRFCSB 160 at tCK 1 ns). All are
+converted to cycles of the 1 GHz core clock by rounding up (never tuned); tRC is not a separate
+constraint here: tRAS + tRP = 46 cycles >= 45 ns.
 
 Semantics (the RTL implements exactly this; timestamps are core cycles):
 * address map of a buffer line index i: pc = i % NPC, bank = (i / NPC) % NBANK,
   column = (i / (NPC*NBANK)) % ROW_LINES, row = i / (NPC*NBANK*ROW_LINES); open-page policy.
-* one access may issue per cycle, in order; an access to the open row issues its column command
-  at max(now, bus_free[pc], t_act+tRCD); to a closed bank: ACT at max(now, avail), column at
-  max(ACT+tRCD, bus_free); to another row: PRE at max(now, t_act+tRAS, last_col+tBURST), ACT = PRE+tRP.
-  The column command occupies the pseudo-channel data bus for tBURST; data is done at
-  col + tCL + tBURST (writes use tCL too). Completions are returned in issue order.
-* bank number = bank * NPC + pc (the low index bits). Refresh: per-bank (REFsb) round robin in
-  bank-number order, one bank every tREFI/(NPC*NBANK) cycles starting at that
-  interval; the bank is precharged (respecting tRAS) and unavailable for tRFCsb. No access issues
-  in a refresh cycle.
+  bank number = bank * NPC + pc = i % (NPC*NBANK) (the low index bits).
+* at most one access is accepted per cycle. The bank is ready for the column command at: open row,
+  max(now, t_act+tRCD, last_col+tBURST); closed bank, ACT at max(now, avail); other row, PRE at
+  max(now, t_act+tRAS, last_col+tBURST) and ACT = PRE+tRP; then ready at max(ACT+tRCD,
+  last_col+tBURST) (last_col: the bank's previous column command). The column command occupies
+  the pseudo-channel data bus for tBURST and takes the earliest start >= that ready time at which
+  its burst overlaps no burst already scheduled on the pseudo-channel (bus gaps are reused: a bank
+  waiting for its ACT, e.g. behind a refresh, does not hold the bus for the other banks). The data
+  is done ("raw done") at col + tCL + tBURST (writes use tCL too).
+* completion, out of order across banks: the controller has one data port toward the bridge (one
+  completion per cycle), and an access reserves the first cycle >= its raw done that no earlier
+  access still in flight has reserved. Its data (read) or its store (write) happens at that cycle,
+  tagged. Within a bank, column times (hence raw done times) strictly increase with issue order,
+  and so do the reserved cycles, so accesses to one bank, and to one line, complete in issue
+  order (a read after a write of the same line sees the write). An access is in flight from the
+  cycle after its issue up to and including its completion cycle.
+* refresh: single-bank refresh (REFsb). A timer owes one refresh every tREFI/(NPC*NBANK) cycles
+  (first at that interval), to the banks in round-robin bank-number order, so each bank is owed one
+  per tREFI. Owed refreshes are executed in the order they were owed, one per cycle at most. A
+  cycle is idle when no access is in flight and none is accepted in it.
+  - idle: in an idle cycle that follows at least IDLE idle cycles, the oldest owed refresh is
+    executed (so a burst's short gaps do not start refreshes that its next accesses would wait for);
+  - forced round: in a timer cycle where POSTPONE * NPC * NBANK refreshes are owed (every bank is
+    POSTPONE refreshes behind) and no round runs, a round starts: the oldest owed refresh is
+    executed in this cycle and in each of the next ROUND-1 cycles (ROUND = NPC*NBANK, every bank
+    once, if POSTPONE > 0, else 1), and no access is accepted in a round cycle. Under saturation an
+    in-order consumer then waits once per tREFI (about tRFC) instead of once per bank refresh.
+    Requires tREFI/(NPC*NBANK) > ROUND (no timer cycle inside a round).
+  POSTPONE = 0 is the plain schedule (each refresh at its timer cycle). Executing a refresh
+  precharges the bank (respecting tRAS and the last burst) and makes it unavailable for tRFCsb.
+  Assumption: HBM3 allows a controller to postpone up to 8 refreshes per bank (the JEDEC DDR3/DDR4
+  rule; AMD's HBM controller, PG313 "Refresh", skips up to eight while transactions are queued);
+  JESD238's own text was not available. No refresh is pulled in ahead of its timer. tRREFD
+  (REFsb to REFsb of another bank) is not modelled.
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 
-# ns values (targets.md, "Memory" table; refresh from the Ramulator2 JESD238 preset, see above)
+# ns values (targets.md, "Memory" table; refresh from the Ramulator2 HBM3 preset, see above)
 HBM3_NS = {"tCL": 12.5, "tRCD": 19.4, "tRP": 16.25, "tRAS": 28.1, "tREFI": 3900.0, "tRFC": 160.0}
+HBM3_TRC_NS = 45.0
 HBM3_PIN_GBPS = 6.4
 HBM3_PC_DQ = 32
 CORE_GHZ = 1.0
+REF_POSTPONE = 8     # refreshes per bank that may be postponed (assumption, see above)
+REF_IDLE = 32        # idle cycles before owed refreshes run (a policy choice of ours)
 
 
 def ns_to_cycles(ns: float, ghz: float = CORE_GHZ) -> int:
@@ -83,68 +114,161 @@ class _Bank:
     avail: int = 0
 
 
+@dataclass(frozen=True)
+class RefEvent:
+    cycle: int
+    bank: int
+    forced: bool
+
+
 @dataclass
 class HbmModel:
+    """Cycle-exact timing reference. Feed accesses with ``issue(now, idx)`` in cycle order."""
+
     timing: HbmTiming
     geom: HbmGeom = field(default_factory=HbmGeom)
+    postpone: int = REF_POSTPONE
+    idle_wait: int = REF_IDLE
     banks: list[_Bank] = field(default_factory=list)
-    bus_free: list[int] = field(default_factory=list)
-    next_ref: int = 0
-    ref_ptr: int = 0
-    last_done: int = 0
-    refreshes: int = 0
+    bursts: list[list[int]] = field(default_factory=list)   # per pc: column times of future bursts
+    next_ref: int = 0           # next timer cycle
+    owed: int = 0               # refreshes owed, not yet executed
+    exec_ptr: int = 0           # bank of the oldest owed refresh
+    rnd_left: int = 0           # round cycles left after the current one
+    idle_q: int = 0             # consecutive idle cycles before cycle t (saturates at idle_wait)
+    max_done: int = -1          # latest completion cycle of any access issued so far
+    t: int = 0                  # first cycle not processed yet
+    reserved: set[int] = field(default_factory=set)   # completion cycles of accesses in flight
+    refreshes: list[RefEvent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.banks = [_Bank() for _ in range(self.geom.nbanks_total)]
-        self.bus_free = [0] * self.geom.npc
+        self.bursts = [[] for _ in range(self.geom.npc)]
         self.next_ref = self.ref_slot
 
     @property
     def ref_slot(self) -> int:
         return max(1, self.timing.tREFI // self.geom.nbanks_total)
 
-    def is_refresh_cycle(self, now: int) -> bool:
-        self.advance(now - 1)
-        return now == self.next_ref
+    @property
+    def owe_limit(self) -> int:
+        return self.postpone * self.geom.nbanks_total
 
-    def advance(self, now: int) -> None:
-        """Apply every refresh event at a cycle <= now."""
-        t = self.timing
-        while self.next_ref <= now:
-            r = self.next_ref
-            b = self.banks[self.ref_ptr]
-            if b.open:
-                pre = max(r, b.t_act + t.tRAS, b.t_col + t.tBURST)
-                b.avail = pre + t.tRP + t.tRFC
-            else:
-                b.avail = max(r, b.avail) + t.tRFC
-            b.open = False
-            self.refreshes += 1
-            self.ref_ptr = (self.ref_ptr + 1) % len(self.banks)
+    @property
+    def round_len(self) -> int:
+        return self.geom.nbanks_total if self.postpone > 0 else 1
+
+    def _busy(self, t: int) -> bool:
+        return self.max_done >= t          # every access in flight completes at or before max_done
+
+    def _refresh(self, t: int, forced: bool) -> None:
+        tm = self.timing
+        b = self.banks[self.exec_ptr]
+        if b.open:
+            pre = max(t, b.t_act + tm.tRAS, b.t_col + tm.tBURST)
+            b.avail = pre + tm.tRP + tm.tRFC
+        else:
+            b.avail = max(t, b.avail) + tm.tRFC
+        b.open = False
+        self.refreshes.append(RefEvent(t, self.exec_ptr, forced))
+        self.exec_ptr = (self.exec_ptr + 1) % len(self.banks)
+
+    def _forced(self, t: int) -> tuple[bool, bool]:
+        """(round starts at t, t is a forced refresh cycle)."""
+        start = t == self.next_ref and self.owed >= self.owe_limit and self.rnd_left == 0
+        return start, start or self.rnd_left > 0
+
+    def _cycle(self, t: int, issuing: bool) -> None:
+        """Refresh bookkeeping of cycle t (an access is accepted in t when ``issuing``)."""
+        tick = t == self.next_ref
+        start, forced = self._forced(t)
+        if forced and issuing:
+            raise ValueError(f"cycle {t} is a forced refresh cycle: no access may issue")
+        idle_now = not issuing and not self._busy(t)
+        do_ref = forced or (self.owed > 0 and idle_now and self.idle_q >= self.idle_wait)
+        if do_ref:
+            self._refresh(t, forced)
+        self.owed += int(tick) - int(do_ref)
+        self.rnd_left = self.round_len - 1 if start else max(0, self.rnd_left - 1)
+        self.idle_q = min(self.idle_wait, self.idle_q + 1) if idle_now else 0
+        if tick:
             self.next_ref += self.ref_slot
 
+    def _skip(self, t2: int) -> None:
+        """Jump from self.t to t2 (< next timer cycle, no round, no refresh in between)."""
+        t = self.t
+        if self.max_done >= t2 - 1:
+            self.idle_q = 0
+        elif self.max_done < t:
+            self.idle_q = min(self.idle_wait, self.idle_q + t2 - t)
+        else:
+            self.idle_q = min(self.idle_wait, t2 - self.max_done - 1)
+        self.t = t2
+
+    def advance(self, now: int) -> None:
+        """Process every cycle before ``now`` in which no access was accepted."""
+        while self.t < now:
+            t = self.t
+            horizon = min(now, self.next_ref)
+            if self.rnd_left == 0 and t < horizon:
+                if self.owed == 0:                     # nothing can happen before the timer
+                    self._skip(horizon)
+                    continue
+                if self._busy(t):                      # no idle refresh while busy
+                    self._skip(min(horizon, self.max_done + 1))
+                    continue
+                if self.idle_q < self.idle_wait:       # idle, but not for long enough yet
+                    self._skip(min(horizon, t + self.idle_wait - self.idle_q))
+                    continue
+            self._cycle(t, False)
+            self.t = t + 1
+        self.reserved = {d for d in self.reserved if d >= now}
+
+    def is_forced_cycle(self, now: int) -> bool:
+        """Would cycle ``now`` block acceptance (a forced refresh)? Does not change the model."""
+        probe = copy.deepcopy(self)
+        probe.advance(now)
+        return probe._forced(now)[1]
+
     def issue(self, now: int, idx: int) -> tuple[int, int]:
-        """Issue an access to line idx at cycle now. Returns (raw done, in-order done)."""
-        if self.is_refresh_cycle(now):
-            raise ValueError(f"cycle {now} is a refresh cycle: no access may issue")
+        """Accept an access to line idx at cycle now. Returns (raw done, reserved completion cycle)."""
+        if now < self.t:
+            raise ValueError(f"access at cycle {now} after cycle {self.t - 1} was processed")
         self.advance(now)
-        t = self.timing
-        pc, bank, row = self.geom.map(idx)
-        b = self.banks[bank * self.geom.npc + pc]   # = idx % (NPC*NBANK)
+        self._cycle(now, True)
+        self.t = now + 1
+        tm = self.timing
+        pc, _, row = self.geom.map(idx)
+        b = self.banks[idx % self.geom.nbanks_total]
         if b.open and b.row == row:
-            col = max(now, self.bus_free[pc], b.t_act + t.tRCD)
+            ready = max(now, b.t_act + tm.tRCD, b.t_col + tm.tBURST)
         else:
             if b.open:
-                act = max(now, b.t_act + t.tRAS, b.t_col + t.tBURST) + t.tRP
+                act = max(now, b.t_act + tm.tRAS, b.t_col + tm.tBURST) + tm.tRP
             else:
                 act = max(now, b.avail)
-            col = max(act + t.tRCD, self.bus_free[pc])
+            ready = max(act + tm.tRCD, b.t_col + tm.tBURST)
             b.open, b.row, b.t_act = True, row, act
+        col = self._bus_slot(pc, ready)
         b.t_col = col
-        self.bus_free[pc] = col + t.tBURST
-        done = col + t.tCL + t.tBURST
-        self.last_done = max(self.last_done, done)
-        return done, self.last_done
+        self.bursts[pc].append(col)
+        raw = col + tm.tCL + tm.tBURST
+        done = raw
+        while done in self.reserved:
+            done += 1
+        self.reserved.add(done)
+        self.max_done = max(self.max_done, done)
+        return raw, done
+
+    def _bus_slot(self, pc: int, ready: int) -> int:
+        """Earliest burst start >= ready that overlaps no scheduled burst of pseudo-channel pc."""
+        tb = self.timing.tBURST
+        held = [c for c in self.bursts[pc] if c + tb > ready]
+        self.bursts[pc] = [c for c in self.bursts[pc] if c + tb > self.t - 1]
+        for cand in sorted({ready} | {c + tb for c in held}):
+            if all(c + tb <= cand or c >= cand + tb for c in held):
+                return cand
+        raise AssertionError("unreachable: after the last burst the bus is free")
 
     def latency(self, now: int, idx: int) -> int:
         return self.issue(now, idx)[1] - now

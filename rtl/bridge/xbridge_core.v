@@ -7,9 +7,10 @@
 // Pipeline: parser (P) -> S1 check + header-table lookup + shift of the data to line positions ->
 // S2 translate/build (skipped on a table hit) -> I issue (one 64 B line per cycle, ROB slot
 // allocated on entry; a partial-line write first reads its line: read-modify-write) -> ROB
-// (outstanding-request table, CXL tag = {slot, line}) -> in-order responses. Buffer (BUF_EN=1):
-// hot-line cache in the HBM model (every HBM write, fills included, goes through a write queue that
-// sets the tag on entry), write buffer with coalescing and read forwarding.
+// (outstanding-request table, CXL tag = TAG_BASE + {slot, line}) -> in-order responses. Buffer
+// (BUF_EN=1): hot-line cache in the HBM model (every HBM write, fills included, goes through a
+// write queue that sets the tag on entry; HBM reads complete out of order, tagged), write buffer
+// with coalescing and read forwarding.
 module xbridge_core #(
     parameter integer FLAVOR     = 0,                 // 0 UALink-style, 1 NVLink-style
     parameter [63:0]  WIN_BASE   = 64'h1_0000_0000,   // XLink unified-address window
@@ -34,7 +35,10 @@ module xbridge_core #(
     parameter integer T_RAS      = 29,
     parameter integer T_BURST    = 3,
     parameter integer T_REFI     = 3900,
-    parameter integer T_RFC      = 160
+    parameter integer T_RFC      = 160,
+    parameter integer REF_POSTPONE = 8,               // refreshes per bank the HBM may postpone
+    parameter integer REF_IDLE   = 32,                // HBM idle cycles before owed refreshes run
+    parameter [15:0]  TAG_BASE   = 16'h0000           // CXL.mem tags = TAG_BASE + local tag (README)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -451,7 +455,7 @@ module xbridge_core #(
 
     // ------------------------------------------------------------------ CXL responses (decode)
     wire          drs_fire = s2m_drs_valid && s2m_drs_ready;
-    wire [15:0]   drs_tag  = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: 16];
+    wire [15:0]   drs_tag  = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: 16] - TAG_BASE;   // local tag
     wire [RW+1:0] drs_slot = drs_tag[RW+1:0];
     wire          drs_ok   = (drs_tag[15:RW+2] == 0) && l_pend[drs_slot] && !l_wr[drs_slot];
     wire          drs_nxm  = s2m_drs_hdr[CXL_S2M_DRS_MEMOP_LSB +: 3] == CXL_S2M_DRS_OP_MEMDATA_NXM;
@@ -482,6 +486,8 @@ module xbridge_core #(
     generate if (BUF_EN != 0) begin : g_hbm
         /* verilator lint_off UNUSEDSIGNAL */
         wire [$clog2(WQ_DEPTH+1)-1:0] wq_count;
+        wire hbm_ref_v, hbm_ref_f;                    // refresh debug (the bench peeks at them)
+        wire [$clog2(NPC*NBANK)-1:0] hbm_ref_b;
         /* verilator lint_on UNUSEDSIGNAL */
         sync_fifo #(.WIDTH(WQW), .DEPTH(WQ_DEPTH)) u_wq (
             .clk(clk), .rst(rst), .in_valid(wq_push), .in_ready(wq_in_ready),
@@ -489,11 +495,13 @@ module xbridge_core #(
             .out_data(wq_out), .count(wq_count));
         xb_hbm_ctrl #(.SETS(SETS), .NPC(NPC), .NBANK(NBANK), .ROW_LINES(ROW_LINES),
                       .T_CL(T_CL), .T_RCD(T_RCD), .T_RP(T_RP), .T_RAS(T_RAS), .T_BURST(T_BURST),
-                      .T_REFI(T_REFI), .T_RFC(T_RFC), .INFLIGHT(HBM_INFLIGHT), .TAG_W(HTAG)) u_hbm (
+                      .T_REFI(T_REFI), .T_RFC(T_RFC), .REF_POSTPONE(REF_POSTPONE),
+                      .REF_IDLE(REF_IDLE), .INFLIGHT(HBM_INFLIGHT), .TAG_W(HTAG)) u_hbm (
             .clk(clk), .rst(rst), .req_valid(hbm_v), .req_ready(hbm_ready), .req_we(hbm_we),
             .req_idx(hbm_idx), .req_data(wq_d_o), .req_tag(i_slot),
             .rsp_valid(hbm_rsp_v), .rsp_tag(hbm_rsp_tag), .rsp_data(hbm_rsp_data),
-            .now(hbm_now), .iss_valid(hbm_iss_valid), .iss_done(hbm_iss_done), .idle(hbm_idle));
+            .now(hbm_now), .iss_valid(hbm_iss_valid), .iss_done(hbm_iss_done),
+            .ref_valid(hbm_ref_v), .ref_forced(hbm_ref_f), .ref_bank(hbm_ref_b), .idle(hbm_idle));
     end else begin : g_nohbm
         assign wq_in_ready = 1'b0; assign wq_out_valid = 1'b0; assign wq_out = {WQW{1'b0}};
         assign hbm_ready = 1'b0; assign hbm_rsp_v = 1'b0; assign hbm_rsp_tag = {HTAG{1'b0}};
@@ -524,11 +532,11 @@ module xbridge_core #(
         q_req = 128'd0;
         q_req[CXL_M2S_REQ_MEMOP_LSB +: CXL_M2S_REQ_MEMOP_W]         = CXL_M2S_REQ_OP_MEMRD;
         q_req[CXL_M2S_REQ_METAFIELD_LSB +: CXL_M2S_REQ_METAFIELD_W] = META_NOOP;
-        q_req[CXL_M2S_REQ_TAG_LSB +: CXL_M2S_REQ_TAG_W]             = 16'(i_slot);
+        q_req[CXL_M2S_REQ_TAG_LSB +: CXL_M2S_REQ_TAG_W]             = 16'(i_slot) + TAG_BASE;
         q_req[CXL_M2S_REQ_ADDR_LSB +: CXL_M2S_REQ_ADDR_W]           = i_la;
     end
     wire [45:0]  rwd_la   = wb_drain ? wb_addr[wb_di] : i_la;
-    wire [15:0]  rwd_tag  = wb_drain ? {1'b1, 15'(wb_di)} : 16'(i_slot);
+    wire [15:0]  rwd_tag  = (wb_drain ? {1'b1, 15'(wb_di)} : 16'(i_slot)) + TAG_BASE;
     wire [511:0] rwd_dat  = wb_drain ? wb_data[wb_di] : w_new;
     reg [127:0] q_rwd;
     always @* begin
@@ -559,7 +567,7 @@ module xbridge_core #(
     // ------------------------------------------------------------------ CXL responses
     assign s2m_ndr_ready  = 1'b1;    // space is reserved in the ROB
     assign h2d_data_ready = 1'b1;
-    wire [15:0]   ndr_tag  = s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16];
+    wire [15:0]   ndr_tag  = s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16] - TAG_BASE;   // local tag
     wire [RW+1:0] ndr_slot = ndr_tag[RW+1:0];
     wire          ndr_wb   = (BUF_EN != 0) && ndr_tag[15] && (ndr_tag[14:0] < 15'(WB_DEPTH)) &&
                              (wb_st[ndr_tag[WW-1:0]] == WB_FLY);
@@ -588,10 +596,10 @@ module xbridge_core #(
                               (h2d_data_valid && !h2d_ok) || (hr_fire && !hr_ok);
 
     // write buffer state
-    integer b;
+    integer wbi;
     always @(posedge clk) begin
         if (rst) begin
-            for (b = 0; b < WB_DEPTH; b = b + 1) wb_st[b] <= WB_FREE;
+            for (wbi = 0; wbi < WB_DEPTH; wbi = wbi + 1) wb_st[wbi] <= WB_FREE;
         end else begin
             if (wb_drain) wb_st[wb_di] <= WB_FLY;
             if (s2m_ndr_valid && ndr_wb) wb_st[ndr_tag[WW-1:0]] <= WB_FREE;
@@ -602,10 +610,10 @@ module xbridge_core #(
         end
     end
     reg wb_any;
-    integer b2;
+    integer wbj;
     always @* begin
         wb_any = 1'b0;
-        for (b2 = 0; b2 < WB_DEPTH; b2 = b2 + 1) if (wb_st[b2] != WB_FREE) wb_any = 1'b1;
+        for (wbj = 0; wbj < WB_DEPTH; wbj = wbj + 1) if (wb_st[wbj] != WB_FREE) wb_any = 1'b1;
     end
     assign wb_empty = !wb_any && hbm_idle && !wq_out_valid;
 

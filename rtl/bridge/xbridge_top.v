@@ -30,6 +30,9 @@ module xbridge_top #(
     parameter integer  T_BURST    = 3,
     parameter integer  T_REFI     = 3900,
     parameter integer  T_RFC      = 160,
+    parameter integer  REF_POSTPONE = 8,
+    parameter integer  REF_IDLE   = 32,
+    parameter [15:0]   TAG_BASE   = 16'h0000,
     parameter integer FLIT_MODE  = 0,
     parameter integer FLIT_W     = (FLIT_MODE != 0) ? 2048 : 528
 ) (
@@ -109,7 +112,8 @@ module xbridge_top #(
         .WR_ALLOC(WR_ALLOC), .HT_ENTRIES(HT_ENTRIES), .WB_DEPTH(WB_DEPTH), .WQ_DEPTH(WQ_DEPTH), .NROB(NROB),
         .HBM_INFLIGHT(HBM_INFLIGHT), .NPC(NPC), .NBANK(NBANK), .ROW_LINES(ROW_LINES),
         .T_CL(T_CL), .T_RCD(T_RCD), .T_RP(T_RP), .T_RAS(T_RAS), .T_BURST(T_BURST),
-        .T_REFI(T_REFI), .T_RFC(T_RFC)) u_core (
+        .T_REFI(T_REFI), .T_RFC(T_RFC), .REF_POSTPONE(REF_POSTPONE), .REF_IDLE(REF_IDLE),
+        .TAG_BASE(TAG_BASE)) u_core (
         .clk(clk), .rst(rst),
         .m2s_req_valid(m2s_req_valid), .m2s_req_ready(m2s_req_ready), .m2s_req_hdr(m2s_req_hdr),
         .m2s_rwd_valid(m2s_rwd_valid), .m2s_rwd_ready(m2s_rwd_ready), .m2s_rwd_hdr(m2s_rwd_hdr),

@@ -9,12 +9,11 @@
 //       home agent memory port -> sp_mem_node H (home memory)
 //
 // The switches are programmed through `cfg_*` (cfg_sel picks A or B): HBR with A's decoder on DSP 2
-// for one switch hop, PBR with A's decoder on B's memory nodes for two. Tags: both bridges number
-// their CXL.mem requests from 0, and the switch does not tell two requesters with the same (LD-ID,
-// Tag) apart at one DSP, so bridge b's tags get bit 14 flipped on the way in and back on the way out
-// (the bridge uses bits [15] and [RW+1:0] only). Bridge b is FLAVOR b (0 UALink-style, 1 NVLink-
-// style): two rack types on one edge (and two identical instances trip a Verilator VARHIDDEN false
-// positive inside the bridge's HBM controller).
+// for one switch hop, PBR with A's decoder on B's memory nodes for two. Tags: the switch does not
+// tell two requesters with the same (LD-ID, Tag) apart at one DSP, so bridge b numbers its CXL.mem
+// tags from TAG_BASE = b * 0x4000 (xbridge_core parameter): disjoint ranges, the same tags on both
+// sides of the switch. Bridge b is FLAVOR b (0 UALink-style, 1 NVLink-style): two rack types on
+// one edge.
 //
 // Observation (`tap_*`): valid, ready and the 16-bit id (CXL.mem Tag / CXL.cache CQID) of every
 // block boundary, so the testbench times each hop from valid to valid. Channel map:
@@ -110,7 +109,7 @@ module sp_rack_edge #(
     localparam integer M2S_TAG = 11;                // Tag LSB in M2S Req / RwD canonical headers
     localparam integer S2M_TAG = 7;                 // Tag LSB in S2M NDR / DRS canonical headers
     localparam integer M2S_ADDR = 27;               // Addr[51:6] LSB in M2S Req canonical headers
-    localparam integer TAG_BR_BIT = 14;             // tag bit that tells the two bridges apart
+    localparam [15:0]  TAG_STRIDE = 16'h4000;       // CXL.mem tag range of one bridge
     localparam integer D2H_CQID = 5, H2D_DATA_CQID = 0;
 
     // ------------------------------------------------------------------ switch lanes
@@ -128,13 +127,6 @@ module sp_rack_edge #(
     wire [NMN:0]         mn_ndr_valid, mn_ndr_ready, mn_drs_valid, mn_drs_ready;
     wire [(NMN+1)*128-1:0] mn_req_hdr, mn_rwd_hdr, mn_ndr_hdr, mn_drs_hdr;
     wire [(NMN+1)*512-1:0] mn_rwd_data, mn_drs_data;
-
-    function automatic [127:0] flip_tag(input [127:0] h, input integer lsb, input integer b);
-        begin
-            flip_tag = h;
-            if (b != 0) flip_tag[lsb + TAG_BR_BIT] = ~h[lsb + TAG_BR_BIT];
-        end
-    endfunction
 
     // ------------------------------------------------------------------ bridges
     wire [NBR-1:0]       br_req_valid, br_req_ready, br_rwd_valid, br_rwd_ready;
@@ -159,7 +151,7 @@ module sp_rack_edge #(
             /* verilator lint_on UNUSEDSIGNAL */
             xbridge_core #(.FLAVOR(gb), .WIN_BASE(WIN_BASE), .WIN_SIZE(WIN_SIZE), .HPA_BASE(HPA_BASE),
                            .COH_OFF(COH_OFF), .COH_SIZE(COH_SIZE), .BUF_EN(1), .SETS(BR_SETS), .WR_ALLOC(1),
-                           .NROB(BR_NROB), .WB_DEPTH(BR_WB)) u_br (
+                           .NROB(BR_NROB), .WB_DEPTH(BR_WB), .TAG_BASE(16'(gb) * TAG_STRIDE)) u_br (
                 .clk(clk), .rst(rst),
                 .xl_rx_valid(xl_rx_valid[gb]), .xl_rx_ready(xl_rx_ready[gb]),
                 .xl_rx_data(xl_rx_data[gb*512 +: 512]), .xl_rx_last(xl_rx_last[gb]),
@@ -187,10 +179,10 @@ module sp_rack_edge #(
 
             // bridge gb on switch A USP gb (M2S in, S2M out)
             assign a_in_valid[gb*4 + 0]              = br_req_valid[gb];
-            assign a_in_hdr[(gb*4 + 0)*128 +: 128]   = flip_tag(br_req_hdr[gb*128 +: 128], M2S_TAG, gb);
+            assign a_in_hdr[(gb*4 + 0)*128 +: 128]   = br_req_hdr[gb*128 +: 128];
             assign br_req_ready[gb]                  = a_in_ready[gb*4 + 0];
             assign a_in_valid[gb*4 + 1]              = br_rwd_valid[gb];
-            assign a_in_hdr[(gb*4 + 1)*128 +: 128]   = flip_tag(br_rwd_hdr[gb*128 +: 128], M2S_TAG, gb);
+            assign a_in_hdr[(gb*4 + 1)*128 +: 128]   = br_rwd_hdr[gb*128 +: 128];
             assign a_in_data[(gb*2 + 0)*512 +: 512]  = br_rwd_data[gb*512 +: 512];
             assign br_rwd_ready[gb]                  = a_in_ready[gb*4 + 1];
             assign a_in_valid[gb*4 + 2]              = 1'b0;
@@ -198,10 +190,10 @@ module sp_rack_edge #(
             assign a_in_hdr[(gb*4 + 2)*128 +: 256]   = 256'd0;
             assign a_in_data[(gb*2 + 1)*512 +: 512]  = 512'd0;
             assign br_ndr_valid[gb]                  = a_out_valid[gb*4 + 2];
-            assign br_ndr_hdr[gb*128 +: 128]         = flip_tag(a_out_hdr[(gb*4 + 2)*128 +: 128], S2M_TAG, gb);
+            assign br_ndr_hdr[gb*128 +: 128]         = a_out_hdr[(gb*4 + 2)*128 +: 128];
             assign a_out_ready[gb*4 + 2]             = br_ndr_ready[gb];
             assign br_drs_valid[gb]                  = a_out_valid[gb*4 + 3];
-            assign br_drs_hdr[gb*128 +: 128]         = flip_tag(a_out_hdr[(gb*4 + 3)*128 +: 128], S2M_TAG, gb);
+            assign br_drs_hdr[gb*128 +: 128]         = a_out_hdr[(gb*4 + 3)*128 +: 128];
             assign br_drs_data[gb*512 +: 512]        = a_out_data[(gb*2 + 1)*512 +: 512];
             assign a_out_ready[gb*4 + 3]             = br_drs_ready[gb];
             assign a_out_ready[gb*4 +: 2]            = 2'b11;   // a USP sends no M2S

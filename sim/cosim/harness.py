@@ -502,7 +502,6 @@ class EdgeHarness:
                 kinds[seq].append(kind)
             miss_ev = iter(self.taps[6 * b + B_REQ].events)
             d2h_ev = iter(self.taps[6 * b + B_D2H].events)
-            flip = b << 14
             for x in self.reqs[b]:
                 ks = kinds.get(x.seq, [])
                 if len(ks) != 1:
@@ -527,7 +526,7 @@ class EdgeHarness:
                     if e is None:
                         err.append(f"bridge {b} request {x.seq}: miss without an M2S Req")
                         continue
-                    nq, nr = find_node(e[0] ^ flip, e[1], N_REQ, N_DRS)
+                    nq, nr = find_node(e[0], e[1], N_REQ, N_DRS)
                     br = self._take(self.taps[6 * b + B_DRS].events, used[6 * b + B_DRS], e[0], nr[1]) if nr else None
                     if nq is None or nr is None or br is None:
                         err.append(f"bridge {b} request {x.seq}: tag {e[0]:#x} not traced through the switch")
@@ -573,7 +572,7 @@ class EdgeHarness:
                     S["home_agent/d2h_to_h2d_data"].append(h[1] - e[1] - far - peer)
             # posted writes draining to tier 2
             for e in self.taps[6 * b + B_RWD].events:
-                nq, nr = find_node(e[0] ^ flip, e[1], N_RWD, N_NDR)
+                nq, nr = find_node(e[0], e[1], N_RWD, N_NDR)
                 br = self._take(self.taps[6 * b + B_NDR].events, used[6 * b + B_NDR], e[0], nr[1]) if nr else None
                 if nq is None or nr is None or br is None:
                     err.append(f"bridge {b}: write tag {e[0]:#x} not traced through the switch")

@@ -1,19 +1,22 @@
 """`make bench` figures of the XLink-CXL bridge (issue 5), measured on xbridge_core in simulation.
 
-bench() builds three configurations (UALink with/without the HBM buffer, NVLink with it), runs
-tb/bridge/tb_bench.py and returns:
+bench() builds six configurations (UALink with/without the HBM buffer, NVLink with it, and the BIG
+UALink variants), runs tb/bridge/tb_bench.py and returns:
 * bridge.miss_conversion_latency_cycles: XLink 64 B read in -> response out, minus the far side's
   time (fixed FAR cycles in the CXL memory), header-table miss, cache miss.
 * bridge.hdr_table_saving_cycles: the same with the pre-converted header found in the table.
 * bridge.hit_latency_cycles: 64 B read answered from the hot-line cache (HBM timing included).
 * bridge.throughput_bytes_per_cycle.*: XLink wire bytes per cycle for back-to-back 256 B requests:
   UALink in 640 B DL flits (9 TL slots each), NVLink in 272 B packets; with the link rates of
-  targets.md at 1 GHz (UALink 100 B/cycle per x4 port, NVLink 50 B/cycle per link) for comparison.
-  Plain keys: a near-ideal far side (FAR_FAST cycles): the bridge datapath limit. ".far284" keys:
+  targets.md at 1 GHz (UALink 100 B/cycle per x4 port, NVLink 50 B/cycle per link) and the
+  datapath limit (one 64 B beat per cycle: 640/9 and 272/5 wire bytes) for comparison.
+  Plain keys: a near-ideal far side (FAR_FAST cycles), 1000 requests each way (~5-7k cycles): a
+  burst shorter than the HBM's refresh postponement allowance (REF_POSTPONE x tREFI = 31 us), so
+  refreshes wait for idle time. ".sustained" keys: the stream kept up until refreshes are forced
+  (postponement used up), measured over SUS_WINDOW cycles of that steady state. ".far284" keys:
   far side at 284 cycles: bounded by outstanding capacity (NROB requests, WB_DEPTH posted lines).
-  ".nrob16_wb32" keys: the same datapath with NROB=16, WB_DEPTH=32; ".nrob16_wb32_pc8" also with
-  8 HBM pseudo-channels (a quarter of an HBM3 stack) instead of 2: what is left is the one-beat-
-  per-cycle XLink datapath.
+  BIG keys (".nrob16_wb32", ".nrob16_wb32_pc8", ".nrob64_wb32_pc8"): more outstanding requests /
+  posted lines and 8 HBM pseudo-channels (a quarter of an HBM3 stack) instead of 2.
 * bridge.hbm_hit_rate.* and bridge.latency_saved_cycles.*: tensor (reuse-heavy) and streaming
   traces, buffer on vs off (negative saved = the buffer made it worse).
 """
@@ -28,6 +31,7 @@ from pathlib import Path
 from models.bridge import NVLINK, UALINK
 from models.bridge.packets import NV_FLIT_BYTES, UAL_DL_BYTES, UAL_DL_SLOTS
 from tb.bridge.env import TbConfig
+from tb.bridge.tb_bench import SUS_WINDOW
 from tb.common.runner import REPO, rtl_sources, run_cocotb
 
 SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
@@ -37,6 +41,10 @@ BENCH_SETS = 256                               # hot-line cache lines for the me
 BENCH_INFLIGHT = 32                            # HBM accesses in flight: ~ latency x 2 pseudo-channels
 FAR = 284                                      # far-side read latency, CAL-CXL-ASIC in targets.md
 FAR_FAST = 8                                   # a near-ideal far side: exposes the datapath limit
+# larger outstanding capacity (NROB requests, WB_DEPTH posted lines) and HBM pseudo-channels (NPC)
+BIG = {"nrob16_wb32": {"nrob": 16, "wb_depth": 32},
+       "nrob16_wb32_pc8": {"nrob": 16, "wb_depth": 32, "npc": 8},
+       "nrob64_wb32_pc8": {"nrob": 64, "wb_depth": 32, "npc": 8}}
 
 
 def _run(cfg: TbConfig, tests: list[str], out: Path, far: int = FAR, tag: str = "") -> None:
@@ -58,14 +66,13 @@ def bench() -> dict[str, float]:
         ual = TbConfig(flavor=UALINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
         nv = TbConfig(flavor=NVLINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
         _run(ual, ["latency", "throughput", "traces"], out)
-        _run(ual, ["throughput"], out, far=FAR_FAST)
+        _run(ual, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
         _run(TbConfig(flavor=UALINK, buf_en=0, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT),
              ["latency", "traces"], out)
         _run(nv, ["throughput"], out)
-        _run(nv, ["throughput"], out, far=FAR_FAST)
-        big = replace(ual, nrob=16, wb_depth=32)
-        _run(big, ["throughput"], out, far=FAR_FAST, tag="big")
-        _run(replace(big, npc=8), ["throughput"], out, far=FAR_FAST, tag="bigpc8")
+        _run(nv, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
+        for tag, cfg in BIG.items():
+            _run(replace(ual, **cfg), ["throughput", "throughput_sustained"], out, far=FAR_FAST, tag=tag)
         r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
     lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
     res: dict[str, float] = {
@@ -76,24 +83,34 @@ def bench() -> dict[str, float]:
         "bridge.hit_latency_cycles": lb["hit_latency_cycles"],
         "bridge.far_side_cycles": float(lb["far_cycles"]),
     }
-    ual_b_per_beat = UAL_DL_BYTES / UAL_DL_SLOTS          # one TL slot's share of a DL flit
-    nv_pkt = 17 * NV_FLIT_BYTES                            # 272 B: header + 16 data flits
-    for far, tag in ((FAR_FAST, ""), (FAR, ".far284")):
-        tu, tn = r[f"throughput_buf1_ualink_far{far}"], r[f"throughput_buf1_nvlink_far{far}"]
+    wire = {UALINK: UAL_DL_BYTES / UAL_DL_SLOTS,     # one TL slot's share of a 640 B DL flit
+            NVLINK: 17 * NV_FLIT_BYTES / 5}           # a 272 B packet is 5 beats (header + 4 data)
+    def put(key: str, t: dict, fl: str) -> None:
         for d in ("wr", "rd"):
-            res[f"bridge.throughput_bytes_per_cycle{tag}.ualink_{d}"] = tu[f"{d}_beats_per_cycle"] * ual_b_per_beat
-            res[f"bridge.throughput_bytes_per_cycle{tag}.nvlink_{d}"] = tn[f"{d}_pkts_per_cycle"] * nv_pkt
-    for tag, key in (("big", "nrob16_wb32"), ("bigpc8", "nrob16_wb32_pc8")):
-        tb = r[f"throughput_buf1_ualink_far{FAR_FAST}_{tag}"]
-        for d in ("wr", "rd"):
-            res[f"bridge.throughput_bytes_per_cycle.{key}.ualink_{d}"] = tb[f"{d}_beats_per_cycle"] * ual_b_per_beat
-    res["bridge.throughput_bytes_per_cycle"] = min(
-        res["bridge.throughput_bytes_per_cycle.ualink_wr"], res["bridge.throughput_bytes_per_cycle.ualink_rd"])
+            res[f"bridge.throughput_bytes_per_cycle{key}{fl}_{d}"] = t[f"{d}_beats_per_cycle"] * wire[fl]
+
     for fl in (UALINK, NVLINK):
+        put(".", r[f"throughput_buf1_{fl}_far{FAR_FAST}"], fl)
+        put(".far284.", r[f"throughput_buf1_{fl}_far{FAR}"], fl)
+        sus = r[f"sustained_buf1_{fl}_far{FAR_FAST}"]
+        put(".sustained.", sus, fl)
+        for d in ("wr", "rd"):
+            res[f"bridge.refresh_forced_per_kcycle.sustained.{fl}_{d}"] = \
+                1000 * sus[f"{d}_forced_in_window"] / SUS_WINDOW
+    for tag in BIG:
+        put(f".{tag}.", r[f"throughput_buf1_ualink_far{FAR_FAST}_{tag}"], UALINK)
+        put(f".sustained.{tag}.", r[f"sustained_buf1_ualink_far{FAR_FAST}_{tag}"], UALINK)
+    for name in ("", ".sustained"):
+        res[f"bridge.throughput_bytes_per_cycle{name.replace('.', '_')}"] = min(
+            res[f"bridge.throughput_bytes_per_cycle{name}.ualink_wr"],
+            res[f"bridge.throughput_bytes_per_cycle{name}.ualink_rd"])
+    for fl in (UALINK, NVLINK):
+        res[f"bridge.datapath_limit_bytes_per_cycle.{fl}"] = wire[fl]   # one 64 B beat per cycle
         res[f"bridge.link_rate_bytes_per_cycle.{fl}"] = LINK_RATE[fl]
-        res[f"bridge.throughput_vs_link.{fl}"] = min(
-            res[f"bridge.throughput_bytes_per_cycle.{fl}_wr"],
-            res[f"bridge.throughput_bytes_per_cycle.{fl}_rd"]) / LINK_RATE[fl]
+        for name in ("", ".sustained"):
+            res[f"bridge.throughput_vs_link{name}.{fl}"] = min(
+                res[f"bridge.throughput_bytes_per_cycle{name}.{fl}_wr"],
+                res[f"bridge.throughput_bytes_per_cycle{name}.{fl}_rd"]) / LINK_RATE[fl]
     on, off = r["traces_buf1_ualink"], r["traces_buf0_ualink"]
     for t in ("tensor", "stream"):
         res[f"bridge.hbm_hit_rate.{t}"] = on[t]["hit_rate"]

@@ -19,7 +19,7 @@ import heapq
 import json
 import os
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cocotb
@@ -28,6 +28,7 @@ from pyuvm import uvm_component, uvm_env
 
 from models.bridge import (NVLINK, UALINK, BridgeConfig, BridgeRef, HbmGeom, HbmModel, HbmTiming,
                            Packet, XlHeader, XlOp, XlStatus, len_field_for)
+from models.bridge.hbm import REF_IDLE, REF_POSTPONE
 from models.bridge.packets import HDR_USED_BITS, beats_for
 from models.cxl.messages import (D2HData, D2HReq, D2HReqOp, H2DData, H2DRsp, H2DRspOp, M2SReq,
                                  M2SReqOp, M2SRwD, M2SRwDOp, S2MDRS, S2MDRSOp, S2MNDR, S2MNDROp)
@@ -66,6 +67,10 @@ class TbConfig:
     wb_depth: int = 8
     wq_depth: int = 4
     hbm_inflight: int = 8
+    ref_postpone: int = REF_POSTPONE
+    ref_idle: int = REF_IDLE
+    tag_base: int = 0
+    t_refi: int = 0                  # 0: the HBM3 value; larger than a run = refresh off (diagnostic)
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
 
     @classmethod
@@ -79,15 +84,26 @@ class TbConfig:
         d["bridge"] = dict(self.bridge.__dict__)
         return json.dumps(d)
 
+    def tag_ok(self, tag: int) -> bool:
+        """CXL.mem tags of this bridge: TAG_BASE + {ROB slot, line} or TAG_BASE + 0x8000 + entry."""
+        loc = (tag - self.tag_base) % (1 << 16)
+        return loc < 4 * self.nrob or (self.buf_en and 0x8000 <= loc < 0x8000 + self.wb_depth)
+
     def params(self) -> dict[str, int | str]:
         p = self.bridge.params()
         p.update({"BUF_EN": self.buf_en, "SETS": self.sets, "WR_ALLOC": self.wr_alloc,
                   "HT_ENTRIES": self.ht_entries, "NPC": self.npc, "NBANK": self.nbank,
                   "ROW_LINES": self.row_lines, "NROB": self.nrob, "WB_DEPTH": self.wb_depth,
                   "WQ_DEPTH": self.wq_depth,
-                  "HBM_INFLIGHT": self.hbm_inflight})
-        p.update(HbmTiming.hbm3().params())
+                  "HBM_INFLIGHT": self.hbm_inflight, "REF_POSTPONE": self.ref_postpone,
+                  "REF_IDLE": self.ref_idle,
+                  "TAG_BASE": self.tag_base})
+        p.update(self.timing().params())
         return p
+
+    def timing(self) -> HbmTiming:
+        t = HbmTiming.hbm3()
+        return replace(t, tREFI=self.t_refi) if self.t_refi else t
 
 
 # ------------------------------------------------------------------------------------------------
@@ -190,6 +206,8 @@ class CxlMemAgent(uvm_component):
                 if r.memop != M2SReqOp.MEMRD or r.metafield != 0b11 or r.snptype != 0:
                     self.errors.append(f"unexpected M2S Req fields {r}")
                 self._check_addr("MemRd", r.addr)
+                if not self.cfg.tag_ok(r.tag) or r.tag in self.req_cycle:
+                    self.errors.append(f"MemRd tag {r.tag:#x} outside the bridge's range or in use")
                 self.req_cycle[r.tag] = cyc
                 self.accept_log.append((cyc, "rd", r.addr))
                 seq += 1
@@ -201,6 +219,8 @@ class CxlMemAgent(uvm_component):
                 if w.memop != M2SRwDOp.MEMWR or w.metafield != 0b11:
                     self.errors.append(f"unexpected M2S RwD fields {w.memop} {w.metafield}")
                 self._check_addr("MemWr", w.addr)
+                if not self.cfg.tag_ok(w.tag):
+                    self.errors.append(f"MemWr tag {w.tag:#x} outside the bridge's range")
                 self.accept_log.append((cyc, "wr", w.addr))
                 seq += 1
                 heapq.heappush(pend["ndr"], (cyc + lat, seq, (w.tag, w.addr, w.data)))
@@ -280,7 +300,8 @@ class DebugMonitor(uvm_component):
         self.hthit: dict[int, bool] = {}
         self.enter_cycle: dict[int, int] = {}
         self.hbm_checked = 0
-        self.hbm = HbmModel(HbmTiming.hbm3(), HbmGeom(cfg.npc, cfg.nbank, cfg.row_lines))
+        self.hbm = HbmModel(cfg.timing(), HbmGeom(cfg.npc, cfg.nbank, cfg.row_lines),
+                            cfg.ref_postpone, cfg.ref_idle)
         self.chk = CycleChecker("chk", self, clk=cocotb.top.clk, fn=self.step, rst=cocotb.top.rst)
         self.cycle = 0
 

@@ -21,6 +21,8 @@ from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
 
 FAR = int(os.environ.get("XB_FAR", "284"))   # CAL-CXL-ASIC (targets.md): far-side read latency
+NREQ = int(os.environ.get("XB_NREQ", "1000"))  # requests per direction in the throughput runs
+SUS_WINDOW = 12000                             # cycles measured once refreshes are forced
 
 
 class Harness:
@@ -34,8 +36,14 @@ class Harness:
         self.tx_beats = 0
         self.rx_beats = 0
         self.mem: dict[int, bytes] = {}
+        self.forced: list[int] = []          # cycles of forced HBM refreshes (when probed)
 
-    async def run(self, pkts: list[Packet], gap: int = 0, max_cycles: int = 200000) -> None:
+    async def run(self, pkts: list[Packet], gap: int = 0, max_cycles: int = 200000,
+                  probe: object | None = None, window: int = 0) -> None:
+        """Send pkts, play the far side, wait for the answers. With probe (the HBM controller's
+        ref_forced, sampled every cycle) and window: no new packet from `window` cycles after the
+        first forced refresh on."""
+        stop_cycle: int | None = None
         dut, fl = self.dut, self.cfg.flavor
         beats = [[(b, last) for b, last in p.beats(fl)] for p in pkts]
         pi = bi = 0
@@ -47,7 +55,8 @@ class Harness:
         while self.cyc < max_cycles:
             await FallingEdge(dut.clk)
             self.cyc += 1
-            if pi < len(beats) and wait <= 0:
+            stopping = stop_cycle is not None and self.cyc >= stop_cycle and bi == 0
+            if pi < len(beats) and wait <= 0 and not stopping:
                 dut.xl_rx_valid.value = 1
                 dut.xl_rx_data.value, dut.xl_rx_last.value = beats[pi][bi][0], int(beats[pi][bi][1])
             else:
@@ -82,9 +91,14 @@ class Harness:
                 self._push(FAR, "ndr", (w.tag,))
             if int(dut.d2h_req_valid.value):
                 self._push(FAR, "h2d", (int(dut.d2h_req_hdr.value),))
-            if pi == len(beats) and len(self.tx_last_cycle) >= len(pkts):
+            if probe is not None and int(probe.value):
+                self.forced.append(self.cyc)
+                if window and stop_cycle is None:
+                    stop_cycle = self.cyc + window
+            if (pi == len(beats) or (stopping and pi > 0)) and len(self.tx_last_cycle) >= pi:
                 break
-        assert len(self.tx_last_cycle) >= len(pkts), "bench run did not finish"
+        assert len(self.tx_last_cycle) >= pi and (pi == len(pkts) or stop_cycle is not None), \
+            "bench run did not finish"
 
     def _push(self, lat: int, ch: str, it: tuple) -> None:
         self.n += 1
@@ -160,26 +174,63 @@ async def latency(dut: object) -> None:
     (out / f"latency_buf{cfg.buf_en}_{cfg.flavor}.json").write_text(json.dumps(res))
 
 
-@cocotb.test(timeout_time=5000, timeout_unit="us")
+@cocotb.test(timeout_time=20000, timeout_unit="us")
 async def throughput(dut: object) -> None:
-    """Back-to-back 256 B writes (request direction) and 256 B reads (response direction)."""
+    """Back-to-back 256 B writes (request direction) and 256 B reads (response direction).
+
+    NREQ requests each way over 64 distinct 4-line blocks (256 lines, all cacheable): long enough
+    for a few dozen HBM refresh intervals. Writes: header-to-header rate at the input. Reads: the
+    response rate after the first 64 requests (the cold misses that fill the cache)."""
     cfg, out = cfg_and_out()
     await fresh(dut, first=True)
     h = Harness(dut, cfg)
-    wr = [req(cfg, XlOp.WRITE, 4 * (k % 64), 4, k) for k in range(200)]
-    await h.run(wr)
+    wr = [req(cfg, XlOp.WRITE, 4 * (k % 64), 4, k) for k in range(NREQ)]
+    await h.run(wr, max_cycles=400 * NREQ)
     wr_cycles = h.rx_hdr_cycle[-1] - h.rx_hdr_cycle[0]
     wr_pkts = len(wr) - 1
     await fresh(dut)
     h2 = Harness(dut, cfg)
-    rd = [req(cfg, XlOp.READ, 4 * (k % 64), 4, k) for k in range(200)]
-    await h2.run(rd)
-    rd_cycles = h2.tx_last_cycle[-1] - h2.tx_last_cycle[50]
-    rd_pkts = len(rd) - 1 - 50
+    rd = [req(cfg, XlOp.READ, 4 * (k % 64), 4, k) for k in range(NREQ)]
+    await h2.run(rd, max_cycles=400 * NREQ)
+    rd_cycles = h2.tx_last_cycle[-1] - h2.tx_last_cycle[64]
+    rd_pkts = len(rd) - 1 - 64
     res = {"wr_pkts_per_cycle": wr_pkts / wr_cycles, "rd_pkts_per_cycle": rd_pkts / rd_cycles,
-           "wr_beats_per_cycle": 5 * wr_pkts / wr_cycles, "rd_beats_per_cycle": 5 * rd_pkts / rd_cycles}
+           "wr_beats_per_cycle": 5 * wr_pkts / wr_cycles, "rd_beats_per_cycle": 5 * rd_pkts / rd_cycles,
+           "nreq": NREQ, "wr_cycles": wr_cycles, "rd_cycles": rd_cycles}
     tag = os.environ.get("XB_TAG", "")
     (out / f"throughput_buf{cfg.buf_en}_{cfg.flavor}_far{FAR}{'_' + tag if tag else ''}.json").write_text(
+        json.dumps(res))
+
+
+def _in_window(cycles: list[int], lo: int, hi: int) -> int:
+    return sum(1 for c in cycles if lo <= c < hi)
+
+
+@cocotb.test(timeout_time=60000, timeout_unit="us")
+async def throughput_sustained(dut: object) -> None:
+    """The same streams kept up until the HBM's refresh postponement is used up: once a refresh is
+    forced (every bank REF_POSTPONE behind) the stream runs another SUS_WINDOW cycles, and the rate
+    is measured over that window, in which every timer refresh is forced (steady state)."""
+    cfg, out = cfg_and_out()
+    probe = dut.g_hbm.hbm_ref_f
+    res: dict[str, float] = {}
+    for k, op in enumerate((XlOp.WRITE, XlOp.READ)):
+        await fresh(dut, first=(k == 0))
+        h = Harness(dut, cfg)
+        # more requests than the run can take at 1 request / 4 cycles (the datapath limit is 1 / 5)
+        bound = (cfg.ref_postpone + 2) * cfg.timing().tREFI + SUS_WINDOW
+        pkts = [req(cfg, op, 4 * (i % 64), 4, i) for i in range(bound // 4)]
+        await h.run(pkts, max_cycles=20 * bound, probe=probe, window=SUS_WINDOW)
+        assert h.forced, f"no forced refresh in {h.cyc} cycles: the stream did not saturate the HBM"
+        lo, hi = h.forced[0], h.forced[0] + SUS_WINDOW
+        d = "wr" if op == XlOp.WRITE else "rd"
+        n = _in_window(h.rx_hdr_cycle if op == XlOp.WRITE else h.tx_last_cycle, lo, hi)
+        res[f"{d}_pkts_per_cycle"] = n / SUS_WINDOW
+        res[f"{d}_beats_per_cycle"] = 5 * n / SUS_WINDOW
+        res[f"{d}_first_forced_cycle"] = lo
+        res[f"{d}_forced_in_window"] = _in_window(h.forced, lo, hi)
+    tag = os.environ.get("XB_TAG", "")
+    (out / f"sustained_buf{cfg.buf_en}_{cfg.flavor}_far{FAR}{'_' + tag if tag else ''}.json").write_text(
         json.dumps(res))
 
 
