@@ -316,33 +316,64 @@ module cxl_flit256_rx #(
 
     // ---------------------------------------------------------------- compaction per class
     // Output m of class c comes from the header slot s with base <= m < base + n, position
-    // q0 + (m - base): valid messages of a class are contiguous within a slot.
-    reg [6*MAXM*124-1:0] cw_o;   // compacted wire bits
-    reg [2*MAXD*5-1:0]   ds_o;   // first data slot of compacted data messages
-    reg [4:0]            kk;
-    reg [1:0]            qq;
-    integer cj, mj, sj;
-    always @* begin
-        /* verilator lint_off WIDTHCONCAT */
-        cw_o = '0;
-        /* verilator lint_on WIDTHCONCAT */
-        ds_o = '0;
-        kk = 5'd0;
-        qq = 2'd0;
-        for (cj = 0; cj < 6; cj = cj + 1)
-            for (mj = 0; mj < MAXM; mj = mj + 1)
-                for (sj = 0; sj < NSLOT; sj = sj + 1) begin
-                    kk = 5'(mj) - base[sj][cj];
-                    qq = q0[sj][cj] + kk[1:0];
-                    if (5'(mj) >= base[sj][cj] && kk < {2'd0, nsc[sj][cj]}) begin
-                        cw_o[(cj*MAXM + mj)*124 +: 124] = cw_o[(cj*MAXM + mj)*124 +: 124] |
-                                                          pw[(sj*4 + 32'(qq))*124 +: 124];
-                        if ((cj == 2 || cj == 5) && mj < MAXD)
-                            ds_o[(((cj == 2) ? 0 : MAXD) + mj)*5 +: 5] =
-                                ds_o[(((cj == 2) ? 0 : MAXD) + mj)*5 +: 5] | dst[(sj*4 + 32'(qq))*5 +: 5];
+    // q0 + (m - base): valid messages of a class are contiguous within a slot. Only the terms that
+    // a flit within the group limits can use are built (everything else is rejected as grp_err,
+    // which zeroes the outputs): slots 0..7 give m < glim, slots 8..14 m < 2*glim; data classes
+    // at most MAXD lines. Only the class's wire width is carried (the slot masks the rest to 0).
+    wire [6*MAXM*124-1:0] cw_o;   // compacted wire bits
+    wire [2*MAXD*5-1:0]   ds_o;   // first data slot of compacted data messages
+    genvar gc, gm;
+    generate
+        for (gc = 0; gc < 6; gc = gc + 1) begin : g_cp
+            localparam integer W  = cw(3'(gc));
+            localparam integer L  = 32'(glim(3'(gc)));
+            localparam integer DC = (gc == 2 || gc == 5) ? 1 : 0;
+            localparam integer MC = (DC != 0) ? MAXD : ((2*L < MAXM) ? 2*L : MAXM);
+            for (gm = 0; gm < MAXM; gm = gm + 1) begin : g_m
+                if (gm < MC) begin : g_on
+                    reg [W-1:0] acc;
+                    reg [4:0]   dacc;
+                    reg [4:0]   k5;
+                    reg [1:0]   q2;
+                    integer     sa;
+                    always @* begin
+                        acc = {W{1'b0}};
+                        dacc = 5'd0;
+                        k5 = 5'd0;
+                        q2 = 2'd0;
+                        for (sa = 0; sa < NSLOT; sa = sa + 1) begin
+                            k5 = 5'(gm) - base[sa][gc];
+                            q2 = q0[sa][gc] + k5[1:0];
+                            if (gm < ((sa < 8) ? L : 2*L) && 5'(gm) >= base[sa][gc] &&
+                                k5 < {2'd0, nsc[sa][gc]}) begin
+                                case (q2)
+                                    2'd0: acc = acc | pw[(sa*4 + 0)*124 +: W];
+                                    2'd1: acc = acc | pw[(sa*4 + 1)*124 +: W];
+                                    2'd2: acc = acc | pw[(sa*4 + 2)*124 +: W];
+                                    default: acc = acc | pw[(sa*4 + 3)*124 +: W];
+                                endcase
+                                if (DC != 0)
+                                    case (q2)
+                                        2'd0: dacc = dacc | dst[(sa*4 + 0)*5 +: 5];
+                                        2'd1: dacc = dacc | dst[(sa*4 + 1)*5 +: 5];
+                                        2'd2: dacc = dacc | dst[(sa*4 + 2)*5 +: 5];
+                                        default: dacc = dacc | dst[(sa*4 + 3)*5 +: 5];
+                                    endcase
+                            end
+                        end
                     end
+                    assign cw_o[(gc*MAXM + gm)*124 +: 124] = 124'(acc);
+                    if (DC != 0) begin : g_ds
+                        assign ds_o[(((gc == 2) ? 0 : MAXD) + gm)*5 +: 5] = dacc;
+                    end else begin : g_nds
+                        wire unused_dacc = &{1'b0, dacc};
+                    end
+                end else begin : g_off
+                    assign cw_o[(gc*MAXM + gm)*124 +: 124] = 124'd0;
                 end
-    end
+            end
+        end
+    endgenerate
 
     wire [6*MAXM-1:0] rsv;
     wire [6*MAXM*128-1:0] canon;

@@ -10,6 +10,8 @@
 // IDE or unknown control flits, nonzero static bits [63:40] of a control flit.
 // `in_seq` (68B extra): the flit is in the in-sequence stream (LRSM NORMAL); only then is a
 // rollover of 4 taken to mean "this is an all-data flit" (out of sequence only RETRY flits matter).
+// Structure (kept small for synthesis): the four slots are decoded in parallel, a short chain
+// assigns each slot its role, and per class an index (rank) network packs the messages.
 module cxl_flit68_rx #(
     parameter integer ROLE = 0,     // role of THIS endpoint; the partner's direction is decoded
     parameter integer PBR  = 0,     // unused in 68B (contract port list)
@@ -41,7 +43,6 @@ module cxl_flit68_rx #(
     localparam integer PUP = (ROLE == CXL_ROLE_DOWN) ? 1 : 0;  // partner sends D2H/S2M
     localparam [3:0] LLCTRL_LLCRD = 4'h0, LLCTRL_RETRY = 4'h1, LLCTRL_INIT = 4'hC;
     localparam [2:0] ROLL_ADF = 3'd4;
-    localparam integer NC = 16;     // message candidates per flit: 4 slots x 4 positions
     // Spec maximum messages per flit of the partner's direction, per class (cxl-flits.md 1.6)
     localparam [23:0] MAXK = (PUP != 0) ? {4'd1, 4'd2, 4'd0, 4'd1, 4'd2, 4'd4}   // 5..0
                                         : {4'd1, 4'd0, 4'd2, 4'd1, 4'd4, 4'd2};
@@ -56,102 +57,100 @@ module cxl_flit68_rx #(
     reg         pcls;       // 0 C_DATA, 1 M_DATA
     reg [511:0] pdata;
 
-    // One candidate: {valid, dh, cls[2:0], hdr[127:0]}
-    localparam integer CW = 133;
-    function automatic [CW-1:0] cand(input v, input dh, input [2:0] c, input [127:0] h);
-        cand = {v, dh, c, h};
-    endfunction
+    localparam integer DW = 1 + 4*128 + 24;   // dec_slot result: {legal, 4 headers, 4x6 valid}
 
-    // Decode one slot of the partner's direction. Returns {legal, cand3, cand2, cand1, cand0}.
-    function automatic [4*CW:0] dec_slot(input [127:0] s, input is_h, input [2:0] f);
-        reg [4*CW-1:0] c;
-        reg            ok;
+    // Decode one slot of the partner's direction. Returns {legal, hdr3..hdr0, valid}: valid bit
+    // 6*q + c = position q holds a message of class c. Classes are constants per format, so the
+    // (position, class) pairs no format uses are constant zero and drop out of the packing logic.
+    function automatic [DW-1:0] dec_slot(input [127:0] s, input is_h, input [2:0] f);
+        reg [4*128-1:0] h;
+        reg [23:0]      v;
+        reg             ok;
         begin
-            c  = {4*CW{1'b0}};
+            h  = {4*128{1'b0}};
+            v  = 24'd0;
             ok = 1'b1;
             if (PUP != 0) begin
                 case ({is_h, f})
                     4'b1000: begin  // H0: DH + 2 Rsp + NDR
-                        c[0*CW +: CW] = cand(s[0], 1'b1, 3'd2, cxl_d2h_dh_from_w68(s[0 +: 17]));
-                        c[1*CW +: CW] = cand(s[17], 1'b0, 3'd1, cxl_d2h_rsp_from_w68(s[17 +: 20]));
-                        c[2*CW +: CW] = cand(s[37], 1'b0, 3'd1, cxl_d2h_rsp_from_w68(s[37 +: 20]));
-                        c[3*CW +: CW] = cand(s[57], 1'b0, 3'd4, cxl_s2m_ndr_from_w68(s[57 +: 30]));
+                        v[0*6 + 2] = s[0]; h[0*128 +: 128] = cxl_d2h_dh_from_w68(s[0 +: 17]);
+                        v[1*6 + 1] = s[17]; h[1*128 +: 128] = cxl_d2h_rsp_from_w68(s[17 +: 20]);
+                        v[2*6 + 1] = s[37]; h[2*128 +: 128] = cxl_d2h_rsp_from_w68(s[37 +: 20]);
+                        v[3*6 + 4] = s[57]; h[3*128 +: 128] = cxl_s2m_ndr_from_w68(s[57 +: 30]);
                     end
                     4'b1001: begin  // H1: Req + DH
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd0, cxl_d2h_req_from_w68(s[0 +: 79]));
-                        c[1*CW +: CW] = cand(s[79], 1'b1, 3'd2, cxl_d2h_dh_from_w68(s[79 +: 17]));
+                        v[0*6 + 0] = s[0]; h[0*128 +: 128] = cxl_d2h_req_from_w68(s[0 +: 79]);
+                        v[1*6 + 2] = s[79]; h[1*128 +: 128] = cxl_d2h_dh_from_w68(s[79 +: 17]);
                     end
                     4'b1011: begin  // H3: DRS + NDR
-                        c[0*CW +: CW] = cand(s[0], 1'b1, 3'd5, cxl_s2m_drs_from_w68(s[0 +: 40]));
-                        c[1*CW +: CW] = cand(s[40], 1'b0, 3'd4, cxl_s2m_ndr_from_w68(s[40 +: 30]));
+                        v[0*6 + 5] = s[0]; h[0*128 +: 128] = cxl_s2m_drs_from_w68(s[0 +: 40]);
+                        v[1*6 + 4] = s[40]; h[1*128 +: 128] = cxl_s2m_ndr_from_w68(s[40 +: 30]);
                     end
                     4'b1100, 4'b0101: begin  // H4 / G5: 2 NDR, NDR0.DevLoad after NDR1
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd4,
-                                             cxl_s2m_ndr_from_w68({s[58 +: 2], s[0 +: 28]}));
-                        c[1*CW +: CW] = cand(s[28], 1'b0, 3'd4, cxl_s2m_ndr_from_w68(s[28 +: 30]));
+                        v[0*6 + 4] = s[0]; h[0*128 +: 128] = cxl_s2m_ndr_from_w68({s[58 +: 2], s[0 +: 28]});
+                        v[1*6 + 4] = s[28]; h[1*128 +: 128] = cxl_s2m_ndr_from_w68(s[28 +: 30]);
                     end
                     4'b0001: begin  // G1: Req + 2 Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd0, cxl_d2h_req_from_w68(s[0 +: 79]));
-                        c[1*CW +: CW] = cand(s[79], 1'b0, 3'd1, cxl_d2h_rsp_from_w68(s[79 +: 20]));
-                        c[2*CW +: CW] = cand(s[99], 1'b0, 3'd1, cxl_d2h_rsp_from_w68(s[99 +: 20]));
+                        v[0*6 + 0] = s[0]; h[0*128 +: 128] = cxl_d2h_req_from_w68(s[0 +: 79]);
+                        v[1*6 + 1] = s[79]; h[1*128 +: 128] = cxl_d2h_rsp_from_w68(s[79 +: 20]);
+                        v[2*6 + 1] = s[99]; h[2*128 +: 128] = cxl_d2h_rsp_from_w68(s[99 +: 20]);
                     end
                     4'b0010: begin  // G2: Req + DH + Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd0, cxl_d2h_req_from_w68(s[0 +: 79]));
-                        c[1*CW +: CW] = cand(s[79], 1'b1, 3'd2, cxl_d2h_dh_from_w68(s[79 +: 17]));
-                        c[2*CW +: CW] = cand(s[96], 1'b0, 3'd1, cxl_d2h_rsp_from_w68(s[96 +: 20]));
+                        v[0*6 + 0] = s[0]; h[0*128 +: 128] = cxl_d2h_req_from_w68(s[0 +: 79]);
+                        v[1*6 + 2] = s[79]; h[1*128 +: 128] = cxl_d2h_dh_from_w68(s[79 +: 17]);
+                        v[2*6 + 1] = s[96]; h[2*128 +: 128] = cxl_d2h_rsp_from_w68(s[96 +: 20]);
                     end
                     4'b0100: begin  // G4: DRS + 2 NDR, NDR0.DevLoad after NDR1
-                        c[0*CW +: CW] = cand(s[0], 1'b1, 3'd5, cxl_s2m_drs_from_w68(s[0 +: 40]));
-                        c[1*CW +: CW] = cand(s[40], 1'b0, 3'd4,
-                                             cxl_s2m_ndr_from_w68({s[98 +: 2], s[40 +: 28]}));
-                        c[2*CW +: CW] = cand(s[68], 1'b0, 3'd4, cxl_s2m_ndr_from_w68(s[68 +: 30]));
+                        v[0*6 + 5] = s[0]; h[0*128 +: 128] = cxl_s2m_drs_from_w68(s[0 +: 40]);
+                        v[1*6 + 4] = s[40]; h[1*128 +: 128] = cxl_s2m_ndr_from_w68({s[98 +: 2], s[40 +: 28]});
+                        v[2*6 + 4] = s[68]; h[2*128 +: 128] = cxl_s2m_ndr_from_w68(s[68 +: 30]);
                     end
                     default: ok = 1'b0;  // H2/H5/G3/G6 MDH, H6 MAC, 7 RSVD (G0 handled by caller)
                 endcase
             end else begin
                 case ({is_h, f})
                     4'b1000: begin  // H0: Req + Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd0, cxl_h2d_req_from_w68(s[0 +: 64]));
-                        c[1*CW +: CW] = cand(s[64], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[64 +: 32]));
+                        v[0*6 + 0] = s[0]; h[0*128 +: 128] = cxl_h2d_req_from_w68(s[0 +: 64]);
+                        v[1*6 + 1] = s[64]; h[1*128 +: 128] = cxl_h2d_rsp_from_w68(s[64 +: 32]);
                     end
                     4'b1001: begin  // H1: DH + 2 Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b1, 3'd2, cxl_h2d_dh_from_w68(s[0 +: 24]));
-                        c[1*CW +: CW] = cand(s[24], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[24 +: 32]));
-                        c[2*CW +: CW] = cand(s[56], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[56 +: 32]));
+                        v[0*6 + 2] = s[0]; h[0*128 +: 128] = cxl_h2d_dh_from_w68(s[0 +: 24]);
+                        v[1*6 + 1] = s[24]; h[1*128 +: 128] = cxl_h2d_rsp_from_w68(s[24 +: 32]);
+                        v[2*6 + 1] = s[56]; h[2*128 +: 128] = cxl_h2d_rsp_from_w68(s[56 +: 32]);
                     end
                     4'b1010: begin  // H2: Req + DH
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd0, cxl_h2d_req_from_w68(s[0 +: 64]));
-                        c[1*CW +: CW] = cand(s[64], 1'b1, 3'd2, cxl_h2d_dh_from_w68(s[64 +: 24]));
+                        v[0*6 + 0] = s[0]; h[0*128 +: 128] = cxl_h2d_req_from_w68(s[0 +: 64]);
+                        v[1*6 + 2] = s[64]; h[1*128 +: 128] = cxl_h2d_dh_from_w68(s[64 +: 24]);
                     end
                     4'b1100: begin  // H4: RwD
-                        c[0*CW +: CW] = cand(s[0], 1'b1, 3'd5, cxl_m2s_rwd_from_w68(s[0 +: 87]));
+                        v[0*6 + 5] = s[0]; h[0*128 +: 128] = cxl_m2s_rwd_from_w68(s[0 +: 87]);
                     end
                     4'b1101: begin  // H5: M2S Req
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd3, cxl_m2s_req_from_w68(s[0 +: 87]));
+                        v[0*6 + 3] = s[0]; h[0*128 +: 128] = cxl_m2s_req_from_w68(s[0 +: 87]);
                     end
                     4'b0001: begin  // G1: 4 Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[0 +: 32]));
-                        c[1*CW +: CW] = cand(s[32], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[32 +: 32]));
-                        c[2*CW +: CW] = cand(s[64], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[64 +: 32]));
-                        c[3*CW +: CW] = cand(s[96], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[96 +: 32]));
+                        v[0*6 + 1] = s[0]; h[0*128 +: 128] = cxl_h2d_rsp_from_w68(s[0 +: 32]);
+                        v[1*6 + 1] = s[32]; h[1*128 +: 128] = cxl_h2d_rsp_from_w68(s[32 +: 32]);
+                        v[2*6 + 1] = s[64]; h[2*128 +: 128] = cxl_h2d_rsp_from_w68(s[64 +: 32]);
+                        v[3*6 + 1] = s[96]; h[3*128 +: 128] = cxl_h2d_rsp_from_w68(s[96 +: 32]);
                     end
                     4'b0010: begin  // G2: Req + DH + Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd0, cxl_h2d_req_from_w68(s[0 +: 64]));
-                        c[1*CW +: CW] = cand(s[64], 1'b1, 3'd2, cxl_h2d_dh_from_w68(s[64 +: 24]));
-                        c[2*CW +: CW] = cand(s[88], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[88 +: 32]));
+                        v[0*6 + 0] = s[0]; h[0*128 +: 128] = cxl_h2d_req_from_w68(s[0 +: 64]);
+                        v[1*6 + 2] = s[64]; h[1*128 +: 128] = cxl_h2d_dh_from_w68(s[64 +: 24]);
+                        v[2*6 + 1] = s[88]; h[2*128 +: 128] = cxl_h2d_rsp_from_w68(s[88 +: 32]);
                     end
                     4'b0100: begin  // G4: M2S Req + DH
-                        c[0*CW +: CW] = cand(s[0], 1'b0, 3'd3, cxl_m2s_req_from_w68(s[0 +: 87]));
-                        c[1*CW +: CW] = cand(s[88], 1'b1, 3'd2, cxl_h2d_dh_from_w68(s[88 +: 24]));
+                        v[0*6 + 3] = s[0]; h[0*128 +: 128] = cxl_m2s_req_from_w68(s[0 +: 87]);
+                        v[1*6 + 2] = s[88]; h[1*128 +: 128] = cxl_h2d_dh_from_w68(s[88 +: 24]);
                     end
                     4'b0101: begin  // G5: RwD + Rsp
-                        c[0*CW +: CW] = cand(s[0], 1'b1, 3'd5, cxl_m2s_rwd_from_w68(s[0 +: 87]));
-                        c[1*CW +: CW] = cand(s[88], 1'b0, 3'd1, cxl_h2d_rsp_from_w68(s[88 +: 32]));
+                        v[0*6 + 5] = s[0]; h[0*128 +: 128] = cxl_m2s_rwd_from_w68(s[0 +: 87]);
+                        v[1*6 + 1] = s[88]; h[1*128 +: 128] = cxl_h2d_rsp_from_w68(s[88 +: 32]);
                     end
                     default: ok = 1'b0;  // H3/G3 MDH, H6/G6 MAC/RSVD, 7 RSVD
                 endcase
             end
-            dec_slot = {ok, c};
+            dec_slot = {ok, h, v};
         end
     endfunction
 
@@ -160,26 +159,109 @@ module cxl_flit68_rx #(
         crd_val = (code == 3'd0) ? 8'd0 : (8'd1 << (code - 3'd1));
     endfunction
 
-    reg [NC-1:0]      cv, cdh;
-    reg [3*NC-1:0]    cc;
-    reg [128*NC-1:0]  chh;
-    reg [4*CW:0]      ds;
-    reg [127:0]       sbits;
-    reg [2:0]         sfmt;
-    reg               err;
-    reg               adf;
-    reg [2:0]         owed_new;     // chunks of this flit's new DH still to come
-    reg               new_dh;
-    reg [127:0]       nhdr;
-    reg               ncls;
-    reg [511:0]       ndata;        // chunks of the new DH received in this flit
-    reg [511:0]       odata;        // pending line with this flit's rollover chunks merged
-    reg               old_done;
-    reg [2:0]         roll_next;
-    reg [3:0]         cnt [0:5];
-    reg [11:0]        crd_hdr;
-    integer           j, k, c, idx;
+    // ---- per-slot decode (all four slots decoded in parallel; the chain below picks the roles)
+    wire [127:0]   sb  [0:3];      // slot bits (slot 0: the 96 bits after the flit header)
+    wire [2:0]     sf  [0:3];      // slot format
+    wire [4*DW-1:0] ds;            // decode of slot j at ds[DW*j +: DW]
+    genvar gj;
+    generate
+        for (gj = 0; gj < 4; gj = gj + 1) begin : g_slot
+            if (gj == 0) begin : g_h
+                assign sb[gj] = {32'd0, flit[32 +: 96]};
+            end else begin : g_g
+                assign sb[gj] = flit[128*gj +: 128];
+            end
+            assign sf[gj] = flit[5 + 3*gj +: 3];
+            assign ds[DW*gj +: DW] = dec_slot(sb[gj], gj == 0, sf[gj]);
+        end
+    endgenerate
 
+    // ---- slot roles, in flit order: rollover chunk of the pending line, chunk of this flit's
+    // new line, or header slot (only header slots' messages count). Small state only.
+    reg [3:0]   s_roll, s_new, s_hdr;
+    reg [7:0]   s_nidx;         // chunk index (2 bits per slot) of a new-line chunk
+    reg [2:0]   owed_new;       // chunks of this flit's new DH still to come
+    reg         new_dh;
+    reg         err_slot;
+    reg [1:0]   dh_slot;        // header slot of the (last) DH
+    reg [1:0]   dh_q;           // its position
+    integer     j, q;
+    always @* begin
+        s_roll = 4'd0; s_new = 4'd0; s_hdr = 4'd0; s_nidx = 8'd0;
+        owed_new = 3'd0; new_dh = 1'b0; err_slot = 1'b0; dh_slot = 2'd0; dh_q = 2'd0;
+        for (j = 0; j < 4; j = j + 1) begin
+            if (j != 0 && j <= {29'd0, roll}) begin
+                s_roll[j] = 1'b1;
+                if (sf[j] != 3'd0) err_slot = 1'b1;
+            end else if (j != 0 && owed_new != 3'd0) begin
+                s_new[j] = 1'b1;
+                if (sf[j] != 3'd0) err_slot = 1'b1;
+                s_nidx[2*j +: 2] = 2'(3'd4 - owed_new);
+                owed_new = owed_new - 3'd1;
+            end else if (j != 0 && sf[j] == 3'd0) begin
+                err_slot = 1'b1;                                     // data nobody owes
+            end else begin
+                s_hdr[j] = 1'b1;
+                if (!ds[DW*j + DW-1]) err_slot = 1'b1;
+                for (q = 0; q < 4; q = q + 1) begin
+                    if (ds[DW*j + 6*q + 2] || ds[DW*j + 6*q + 5]) begin
+                        if (new_dh) err_slot = 1'b1;                 // one DH per flit
+                        new_dh   = 1'b1;
+                        owed_new = 3'd4;
+                        dh_slot  = 2'(j);
+                        dh_q     = 2'(q);
+                    end
+                end
+            end
+        end
+    end
+
+    // Header and class of the new DH (the last one in flit order)
+    wire [DW-1:0] dsd  = ds[DW*dh_slot +: DW];
+    wire [127:0]  nhdr = dsd[24 + 128*dh_q +: 128];
+    wire          ncls = dsd[6*dh_q + 5];                           // class 5 vs 2
+
+    // ---- data lines: rollover chunks merge into the pending line, new chunks into a fresh one
+    reg [511:0] odata_p;        // pending line with this flit's rollover chunks merged
+    reg [511:0] ndata;          // chunks of the new DH received in this flit
+    integer     i, js;
+    always @* begin
+        odata_p = pdata;
+        ndata   = 512'd0;
+        for (i = 0; i < 4; i = i + 1)
+            for (js = 1; js < 4; js = js + 1) begin
+                // rollover chunk j fills chunk 3 + j - roll
+                if (s_roll[js] && 4'(i) + {1'b0, roll} == 4'(3 + js))
+                    odata_p[128*i +: 128] = sb[js];
+                if (s_new[js] && s_nidx[2*js +: 2] == 2'(i))
+                    ndata[128*i +: 128] = sb[js];
+            end
+    end
+
+    // ---- per-class packing: a message's index is the number of messages of its class before
+    // it in flit order. Candidate k = 4*slot + position.
+    reg [6*16-1:0]   cv;        // bit 16*c + k: candidate k holds a counted message of class c
+    reg [6*5-1:0]    cnt;       // messages per class (data headers included)
+    reg [6*16*5-1:0] rank;      // 5 bits at (16*c + k)*5: class-c messages before candidate k
+    integer    c, k;
+    always @* begin
+        cv = {6*16{1'b0}}; cnt = {6*5{1'b0}}; rank = {6*16*5{1'b0}};
+        for (c = 0; c < 6; c = c + 1)
+            for (k = 0; k < 16; k = k + 1) begin
+                cv[16*c + k] = s_hdr[k / 4] && ds[DW*(k / 4) + 6*(k % 4) + c];
+                rank[(16*c + k)*5 +: 5] = cnt[5*c +: 5];
+                cnt[5*c +: 5] = cnt[5*c +: 5] + {4'd0, cv[16*c + k]};
+            end
+    end
+
+    reg [2:0]   roll_next;
+    reg         old_done;
+    reg         err;
+    reg         adf;
+    reg [11:0]  crd_hdr;
+    reg [511:0] odata;
+    reg         proto_flit;
+    integer     jo, cm, m, kk;
     always @* begin
         retryable     = 1'b0;
         ctl_kind      = K_NONE;
@@ -192,15 +274,12 @@ module cxl_flit68_rx #(
         msg_hdr       = {6*MAXM*128{1'b0}};
         msg_data      = {2*MAXM*512{1'b0}};
         err           = 1'b0;
-        cv = {NC{1'b0}}; cdh = {NC{1'b0}}; cc = {3*NC{1'b0}}; chh = {128*NC{1'b0}};
-        ds = {(4*CW+1){1'b0}};
-        sbits = 128'd0; sfmt = 3'd0;
-        owed_new = 3'd0; new_dh = 1'b0; nhdr = 128'd0; ncls = 1'b0; ndata = 512'd0;
-        odata = pdata; old_done = 1'b0; roll_next = roll;
-        j = 0; k = 0; idx = 0;
-        for (c = 0; c < 6; c = c + 1) cnt[c] = 4'd0;
-        crd_hdr = flit[31:20];
-        adf = in_seq && (roll == ROLL_ADF);
+        odata         = pdata;
+        old_done      = 1'b0;
+        roll_next     = roll;
+        crd_hdr       = flit[31:20];
+        adf           = in_seq && (roll == ROLL_ADF);
+        proto_flit    = 1'b0;
 
         if (adf) begin
             retryable = 1'b1;
@@ -246,47 +325,29 @@ module cxl_flit68_rx #(
             endcase
         end else begin
             // Protocol flit
-            retryable = 1'b1;
+            proto_flit = 1'b1;
+            retryable  = 1'b1;
             if (flit[2]) ack_cnt = 8'd8;
-            for (j = 0; j < 4; j = j + 1) begin
-                sfmt  = flit[5 + 3*j +: 3];
-                sbits = (j == 0) ? {32'd0, flit[32 +: 96]} : flit[128*j +: 128];
-                if (j != 0 && j <= roll) begin
-                    // rollover chunk of the pending line
-                    if (sfmt != 3'd0) err = 1'b1;
-                    odata[128*(3 + j - {29'd0, roll}) +: 128] = sbits;
-                    if (j == {29'd0, roll}) old_done = 1'b1;
-                end else if (j != 0 && owed_new != 3'd0) begin
-                    // chunk of this flit's new line
-                    if (sfmt != 3'd0) err = 1'b1;
-                    ndata[128*(4 - {29'd0, owed_new}) +: 128] = sbits;
-                    owed_new = owed_new - 3'd1;
-                end else if (j != 0 && sfmt == 3'd0) begin
-                    err = 1'b1;                                          // data nobody owes
-                end else begin
-                    ds = dec_slot(sbits, j == 0, sfmt);
-                    if (!ds[4*CW]) err = 1'b1;
-                    for (k = 0; k < 4; k = k + 1) begin
-                        if (ds[k*CW + 132]) begin
-                            cv[4*j + k]  = 1'b1;
-                            cdh[4*j + k] = ds[k*CW + 131];
-                            cc[3*(4*j + k) +: 3] = ds[k*CW + 128 +: 3];
-                            chh[128*(4*j + k) +: 128] = ds[k*CW +: 128];
-                            if (ds[k*CW + 131]) begin
-                                if (new_dh) err = 1'b1;                  // one DH per flit
-                                new_dh   = 1'b1;
-                                owed_new = 3'd4;
-                                nhdr     = ds[k*CW +: 128];
-                                ncls     = ds[k*CW + 130];               // class 5 vs 2
-                            end
-                        end
-                    end
-                end
-            end
+            if (err_slot) err = 1'b1;
+            odata = odata_p;
+            for (jo = 1; jo < 4; jo = jo + 1)
+                if (s_roll[jo] && jo == {29'd0, roll}) old_done = 1'b1;
             // Sz/BE describe this flit's DH: 64 B without byte enables only (ours: no 32B/BE)
             if (new_dh && (flit[4] != 1'b1 || flit[3] != 1'b0)) err = 1'b1;
             if (new_dh) roll_next = owed_new;
             else if (old_done) roll_next = 3'd0;
+            for (cm = 0; cm < 6; cm = cm + 1)
+                if (cnt[5*cm +: 5] > {1'b0, MAXK[4*cm +: 4]}) err = 1'b1;
+            // Non-data messages per class in flit order (data headers complete in old_done)
+            for (cm = 0; cm < 6; cm = cm + 1)
+                if (cm != 2 && cm != 5)
+                    for (m = 0; m < MAXM; m = m + 1) begin
+                        msg_valid[cm*MAXM + m] = (5'(m) < cnt[5*cm +: 5]);
+                        for (kk = 0; kk < 16; kk = kk + 1)
+                            if (cv[16*cm + kk] && rank[(16*cm + kk)*5 +: 5] == 5'(m))
+                                msg_hdr[(cm*MAXM + m)*128 +: 128] =
+                                    ds[DW*(kk / 4) + 24 + 128*(kk % 4) +: 128];
+                    end
         end
 
         // Credits (protocol flits and LLCRD): field f returns classes f (cache) / f+3 (mem)
@@ -296,25 +357,7 @@ module cxl_flit68_rx #(
             crd_cnt[(crd_hdr[11] ? 5 : 2)*8 +: 8] = crd_val(crd_hdr[10:8]);  // DataCrd
         end
 
-        // Compact the non-data messages per class in flit bit order; data messages complete
-        // at most one per flit (no MDH) and go to index 0 of their class.
-        for (k = 0; k < NC; k = k + 1) begin
-            if (cv[k]) begin
-                c = {29'd0, cc[3*k +: 3]};
-                if (cnt[c] == 4'hF) err = 1'b1;
-                else cnt[c] = cnt[c] + 4'd1;
-                if (!cdh[k]) begin
-                    idx = {28'd0, cnt[c]} - 1;
-                    if (idx < MAXM) begin
-                        msg_valid[c*MAXM + idx] = 1'b1;
-                        msg_hdr[(c*MAXM + idx)*128 +: 128] = chh[128*k +: 128];
-                    end
-                end
-            end
-        end
-        for (c = 0; c < 6; c = c + 1) begin
-            if (cnt[c] > MAXK[4*c +: 4]) err = 1'b1;
-        end
+        // A data message completes at most once per flit (no MDH): index 0 of its class.
         if (old_done) begin
             msg_valid[(pcls ? 5 : 2)*MAXM] = 1'b1;
             msg_hdr[(pcls ? 5 : 2)*MAXM*128 +: 128] = phdr;
@@ -335,7 +378,7 @@ module cxl_flit68_rx #(
     end
 
     always @(posedge clk) begin
-        if (commit && new_dh) begin
+        if (commit && new_dh && proto_flit) begin
             phdr  <= nhdr;
             pcls  <= ncls;
             pdata <= ndata;
