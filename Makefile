@@ -52,10 +52,10 @@ check-gen: $(STAMP)
 	@$(VPY) -m models.cxl.gen_verilog --check
 
 lint: $(STAMP)
-	@$(VPY) -m tb.common.lint
+	@$(VPY) -m tools.lint
 
 synth: $(STAMP)
-	@$(VPY) -m tb.common.synth --out $(RESULTS)/synth
+	@$(VPY) -m tools.synth --out $(RESULTS)/synth
 
 # pytest exit code 5 means "no tests collected": that is a failure here, never a pass.
 test: $(STAMP) check-gen lint
@@ -68,7 +68,7 @@ sim: $(STAMP) check-gen
 	@rm -rf $(RESULTS)/regression/xml
 	@$(PYTEST) -n $(JOBS) -m rtl --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: no RTL tests collected"; rc=1; fi; \
-	  $(VPY) -m tb.common.summary --results $(RESULTS)/regression || rc=1; \
+	  $(VPY) -m tools.summary --results $(RESULTS)/regression || rc=1; \
 	  echo "== co-simulation: composed RTL top (bridge + switch + coherence) -> $(RESULTS)/cosim/latency.json"; \
 	  rm -f $(RESULTS)/cosim/latency.json; $(VPY) -m sim.cosim.run --out $(RESULTS)/cosim || rc=1; \
 	  $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; \

@@ -8,7 +8,7 @@ import pytest
 from models.bridge import NVLINK, UALINK
 from tb.bridge.env import TbConfig
 from tb.bridge.tb_hbm import HbmTbCfg
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 CORE_SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
                 "common/skid_buffer.v")

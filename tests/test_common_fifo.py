@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 
 @pytest.mark.rtl

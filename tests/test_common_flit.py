@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 HDL = Path(__file__).resolve().parents[1] / "tb" / "common" / "hdl"
 

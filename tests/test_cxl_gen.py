@@ -12,7 +12,7 @@ import pytest
 
 from models.cxl import gen_verilog
 from models.cxl import messages as msg
-from tb.common.yowasp import mount_env
+from tools.yowasp import mount_env
 
 REPO = Path(__file__).resolve().parents[1]
 INC = REPO / "rtl" / "include"

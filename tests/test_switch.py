@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tb.common.runner import RTL, rtl_sources, run_cocotb
+from tools.runner import RTL, rtl_sources, run_cocotb
 
 SW_SRC = ["common/sync_fifo.v", "common/skid_buffer.v", "common/rr_arbiter.v", "switch/cxl_hdm_decode.v",
           "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_xbar.v",

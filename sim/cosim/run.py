@@ -19,7 +19,7 @@ from pathlib import Path
 from sim.cosim.harness import CosimCfg
 from sim.cosim.stats import latency_json
 from sim.system.config import parse_scalar
-from tb.common.runner import REPO, rtl_sources, run_cocotb
+from tools.runner import REPO, rtl_sources, run_cocotb
 
 TOP = "sp_rack_edge"
 SOURCES = ("edge/sp_rack_edge.v",)

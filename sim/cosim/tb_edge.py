@@ -2,7 +2,7 @@
 
 Knobs come from the environment: COSIM_CFG (JSON of sim.cosim.harness.CosimCfg), results go to
 COSIM_OUT (JSON: samples per path, counts, cycles, wall time). The seed is cocotb's (printed; SEED=
-reproduces it through tb.common.runner). End-of-test checks: every XLink request answered exactly
+reproduces it through tools.runner). End-of-test checks: every XLink request answered exactly
 once, in order, with its tag/address and the memory image's data; every memory-node request answered
 once; no error counter set in the bridges, the home agent or the switches; peers finished with no
 protocol error; every hop traced.

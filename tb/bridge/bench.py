@@ -32,7 +32,7 @@ from models.bridge import NVLINK, UALINK
 from models.bridge.packets import NV_FLIT_BYTES, UAL_DL_BYTES, UAL_DL_SLOTS
 from tb.bridge.env import TbConfig
 from tb.bridge.tb_bench import SUS_WINDOW
-from tb.common.runner import REPO, rtl_sources, run_cocotb
+from tools.runner import REPO, rtl_sources, run_cocotb
 
 SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
            "common/skid_buffer.v")

@@ -16,7 +16,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 SOURCES = ("coherence/coh_home_agent.v", "coherence/coh_decide.v", "common/fifo_mw.v", "common/rr_arbiter.v")
 PARAMS = {"N": 4, "SETS": 16, "WAYS": 4, "NTXN": 16}

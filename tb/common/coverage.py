@@ -175,7 +175,7 @@ def write_json(groups: Iterable[Covergroup], path: Path) -> Path:
 
 def default_json_path(test_name: str, group: str) -> Path:
     """results/coverage/<build tag>__<test>__<group>.json; the simulator's cwd is the build dir,
-    whose name (tb.common.runner) identifies top + parameter set."""
+    whose name (tools.runner) identifies top + parameter set."""
     tag = Path.cwd().name
     return COVERAGE_DIR / f"{tag}__{test_name}__{group}.json"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 
 def test_seed() -> int:
-    """The cocotb seed of this simulation (set from SEED by tb.common.runner)."""
+    """The cocotb seed of this simulation (set from SEED by tools.runner)."""
     import cocotb
 
     return int(cocotb.RANDOM_SEED)

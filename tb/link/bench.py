@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tb.common.runner import rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
 
 LINK_RTL = ("common/sync_fifo.v", "common/fifo_mw.v", "common/credit_counter.v",
             "link/cxl_crc16_68b.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v",

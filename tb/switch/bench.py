@@ -30,7 +30,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tb.common.runner import REPO, rtl_sources, run_cocotb
+from tools.runner import REPO, rtl_sources, run_cocotb
 
 # cocotb's runner hands sys.path to the simulator: `python -c` has '' there, not the repo
 if str(REPO) not in sys.path:
@@ -55,8 +55,8 @@ def _run(out: Path, voq: int, tests: list[str]) -> None:
 
 def cells_per_port() -> float | None:
     """Sum of the core's submodules' yosys cells / N (see the module docstring), None if any fails."""
-    from tb.common.lint import rtl_files
-    from tb.common.synth import synth_one
+    from tools.lint import rtl_files
+    from tools.synth import synth_one
     out = REPO / "results" / "synth"
     out.mkdir(parents=True, exist_ok=True)
     files = [f for f in rtl_files() if f.parent.name in ("common", "switch") and not f.stem.endswith("_tb")]

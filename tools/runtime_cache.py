@@ -75,7 +75,7 @@ def cached_runtime_runner(runner, sim_build: Path, waves: bool, coverage: bool):
     class _Runner(base):  # type: ignore[misc, valid-type]
         def _build_command(self):
             cmds = list(super()._build_command())
-            seed = [sys.executable, "-m", "tb.common.runtime_cache", str(sim_build), str(int(waves)),
+            seed = [sys.executable, "-m", "tools.runtime_cache", str(sim_build), str(int(waves)),
                     str(int(coverage)), str(self.build_dir)]
             return cmds[:-1] + [seed] + cmds[-1:]
 
