@@ -184,3 +184,29 @@ def test_models() -> None:
     cc = CreditCounterModel(4)
     cc.step(1, True)
     assert cc.err and cc.count == 1
+
+
+def test_request_watchdog_bound_unanswered_and_stray() -> None:
+    from tb.common.watchdog import RequestWatchdog
+
+    wd = RequestWatchdog("wd", None, bound_cycles=10, enforce=False)
+    wd.accepted(1, cycle=0)
+    wd.accepted(2, cycle=1)
+    wd.answered(1, cycle=5)                       # in time
+    assert [k for k, _ in wd.overdue(now=20)] == [2]
+    wd.answered(2, cycle=30)                      # late: an error naming the key and the latency
+    wd.answered(3, cycle=31)                      # no such request
+    wd.accepted(4, cycle=40)
+    wd.accepted(4, cycle=41)                      # second outstanding with one key
+    assert len(wd.errors) == 3, wd.errors
+    assert "29 cycles > bound 10" in wd.errors[0] and "no outstanding" in wd.errors[1]
+    assert wd.n_answered == 2 and wd.max_latency == 29
+    with pytest.raises(AssertionError):           # still outstanding at the end fails when enforced
+        wd.enforce = True
+        wd.check_phase()
+    ok = RequestWatchdog("ok", None, bound_cycles=10, multiple=True)
+    ok.accepted("a", cycle=0)
+    ok.accepted("a", cycle=1)
+    ok.answered("a", cycle=2)
+    ok.answered("a", cycle=3)
+    ok.check_phase()                              # nothing outstanding, nothing late: passes
