@@ -14,6 +14,14 @@ from sim.system.measured import Measured  # noqa: E402
 from sim.system.cases import CasePaths, CaseResult, fabric_speedup  # noqa: E402
 from sim.report.sensitivity import Swing, movers  # noqa: E402
 
+def _save(fig, out: Path, name: str) -> Path:
+    fig.tight_layout()
+    path = out / name
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 LABELS = {"baseline": "baseline (NVL72 + IB)", "acc_clusters": "accelerator clusters", "scalepool": "ScalePool"}
 
 
@@ -29,11 +37,7 @@ def plot_speedup(res: SystemResult, out: Path) -> Path:
     ax.set_xticks(x, names, rotation=15, fontsize=8)
     ax.set_ylabel("training speedup vs baseline")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "speedup_per_model.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "speedup_per_model.png")
 
 
 def plot_breakdown(res: SystemResult, out: Path) -> Path:
@@ -56,11 +60,7 @@ def plot_breakdown(res: SystemResult, out: Path) -> Path:
     ax.set_xticks(x, labels, fontsize=7)
     ax.set_ylabel("time / baseline total")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    path = out / "time_breakdown.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "time_breakdown.png")
 
 
 def plot_tiering(res: SystemResult, out: Path) -> Path:
@@ -75,11 +75,7 @@ def plot_tiering(res: SystemResult, out: Path) -> Path:
         ax.set_xlabel("working set (TB)")
     axes[0].set_ylabel("mean access latency (ns)")
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    path = out / "latency_vs_working_set.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "latency_vs_working_set.png")
 
 
 def plot_cdfs(m: Measured, out: Path) -> Path | None:
@@ -92,11 +88,7 @@ def plot_cdfs(m: Measured, out: Path) -> Path | None:
     ax.set_xlabel("latency (ns)")
     ax.set_ylabel("CDF")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = out / "cosim_latency_cdf.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "cosim_latency_cdf.png")
 
 
 def plot_cases(cases: list[CaseResult], cp: CasePaths, rows: list, out: Path) -> Path:
@@ -120,11 +112,7 @@ def plot_cases(cases: list[CaseResult], cp: CasePaths, rows: list, out: Path) ->
     ax.set_xlabel("bytes per transfer")
     ax.set_ylabel("fabric speedup RDMA / CXL")
     ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    path = out / "case_study_fabric_speedup.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "case_study_fabric_speedup.png")
 
 
 def plot_tornado(swings: list[Swing], base: dict, rows: list, out: Path) -> Path:
@@ -150,11 +138,7 @@ def plot_tornado(swings: list[Swing], base: dict, rows: list, out: Path) -> Path
         ax.tick_params(axis="x", labelsize=7)
         if not ms:
             ax.text(0.5, 0.5, "no ranged assumption moves this row", transform=ax.transAxes, ha="center", fontsize=7)
-    fig.tight_layout()
-    path = out / "tornado.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "tornado.png")
 
 
 def plot_validation(vrows: list, hrows: list, out: Path) -> Path:
@@ -169,8 +153,4 @@ def plot_validation(vrows: list, hrows: list, out: Path) -> Path:
     ax.set_xlabel("run")
     ax.set_yscale("symlog", linthresh=30)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "validation.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "validation.png")

@@ -10,7 +10,6 @@ tiering.csv, sensitivity.csv, validation.csv, validation_holdout.csv and PNG plo
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import math
 import sys
@@ -28,7 +27,8 @@ from sim.report.targets import Rules, load_rules, load_targets, targets_path
 from sim.system.cases import CasePaths, CaseResult, build_case_config, run_cases
 from sim.system.model import SystemResult, run_system
 from sim.system.training import SYSTEMS
-from sim.system.validate import HOLDOUT_RUNS, SHIPPED_RUNS, Row as VRow, load_runs, summary, validate_runs, write_csv
+from sim.system.validate import (HOLDOUT_RUNS, SHIPPED_RUNS, Row as VRow, load_runs, summary, validate_runs, write_csv,
+                                 write_rows)
 
 HEADLINE_SECTION = 1
 CXL_KEYS = ("cxl.", "topology.", "fabric.")     # used by accelerator clusters and ScalePool alike
@@ -68,11 +68,7 @@ def md_table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def write_scoreboard(rows: list[Row], path: Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow(r.cells())
+    write_rows(path, COLUMNS, [r.cells() for r in rows])
 
 
 def write_inputs(cfg: Config, args: argparse.Namespace, tpath: Path, measured_path: Path | None, path: Path) -> None:
@@ -123,13 +119,10 @@ def validation_summary(rows: list[VRow]) -> str:
 
 
 def write_sensitivity(swings: list[Swing], ids: list[str], path: Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["parameter", "default", "low", "high", "range source"] + [f"{i} at low" for i in ids]
-                   + [f"{i} at high" for i in ids] + ["error"])
-        for s in swings:
-            w.writerow([s.key, s.default, s.lo, s.hi, s.range_source] + [_f(s.at_lo.get(i), ".4g") for i in ids]
-                       + [_f(s.at_hi.get(i), ".4g") for i in ids] + [s.error])
+    write_rows(path, ["parameter", "default", "low", "high", "range source"] + [f"{i} at low" for i in ids]
+               + [f"{i} at high" for i in ids] + ["error"],
+               [[s.key, s.default, s.lo, s.hi, s.range_source] + [_f(s.at_lo.get(i), ".4g") for i in ids]
+                + [_f(s.at_hi.get(i), ".4g") for i in ids] + [s.error] for s in swings])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,14 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     print("[6/6] writing report", flush=True)
     write_scoreboard(rows, out / "scoreboard.csv")
     write_inputs(cfg, args, tpath, lat_path, out / "inputs.yaml")
-    with open(out / "training_breakdown.csv", "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows([BREAKDOWN_HEADER] + breakdown_rows(res))
-    with open(out / "tiering.csv", "w", newline="", encoding="utf-8") as fh:
-        wr = csv.writer(fh)
-        wr.writerow(["pattern", "working_set_bytes"] + list(SYSTEMS))
-        for p, lat in res.tiering.latency.items():
-            for i, ws in enumerate(res.tiering.ws_bytes):
-                wr.writerow([p, f"{ws:.6g}"] + [f"{lat[s][i]:.2f}" for s in SYSTEMS])
+    write_rows(out / "training_breakdown.csv", BREAKDOWN_HEADER, breakdown_rows(res))
+    write_rows(out / "tiering.csv", ["pattern", "working_set_bytes"] + list(SYSTEMS),
+               [[p, f"{ws:.6g}"] + [f"{lat[s][i]:.2f}" for s in SYSTEMS]
+                for p, lat in res.tiering.latency.items() for i, ws in enumerate(res.tiering.ws_bytes)])
     if swings:
         write_sensitivity(swings, head_ids, out / "sensitivity.csv")
     if vrows:

@@ -159,12 +159,16 @@ def summary(rows: list[Row]) -> dict[str, float]:
             "within_15pct": float(sum(e <= 0.15 for e in errs)), "not_predicted": float(len(rows) - len(errs))}
 
 
-def write_csv(rows: list[Row], path: Path) -> None:
+def write_rows(path: Path, header, rows) -> None:
+    """A CSV file: one header line, then the rows."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r in rows:
-            w.writerow(r.cells())
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    write_rows(path, CSV_COLUMNS, [r.cells() for r in rows])
 
 
 def format_table(rows: list[Row]) -> str:
