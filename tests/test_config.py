@@ -82,10 +82,14 @@ def test_param_tree_ranges_and_overrides(tmp_path):
                        ("{value: 2.0, source: s, range: [1.0, 3.0]}", "needs a 'range_source'"),
                        ("{value: 2.0, source: s, range: [3.0, 1.0], range_source: r}", r"range: expected \[lo, hi\]"),
                        ("{value: 2.0, source: s, rnage: 1}", "unknown leaf field"),
+                       ("{value: fused, source: s, range: [materialized, flash], range_source: r}", "two alternatives"),
+                       ("{value: true, source: s, range: [true, true], range_source: r}", "two alternatives"),
                        ("{value: 2.0}", "missing 'source'")):
         f.write_text(f"a:\n  x: {bad}\n")
         with pytest.raises(ConfigError, match=match):
             ParamTree().load_into(f)
+    f.write_text("a:\n  k: {value: fused, source: s, range: [materialized, fused], range_source: r}\n")
+    ParamTree().load_into(f)                                  # a categorical assumption lists its alternatives
     with pytest.raises(ConfigError, match=r"did you mean a\.x"):
         t.set("b.x", 1, "--set")
 

@@ -54,18 +54,23 @@ def load_mapping(path: Path) -> dict:
 
 
 def _check_range(origin: str, name: str, node: Mapping) -> None:
+    """A numeric value's range is [lo, hi] with lo <= value <= hi; a categorical value's (true/false,
+    a name) lists the two alternatives, one of them the value."""
     if "range" not in node:
         return
-    r = node["range"]
-    ok = (isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                         and math.isfinite(x) for x in r) and r[0] <= r[1])
-    if not ok:
-        raise ConfigError(f"{origin}: {name}.range: expected [lo, hi] with finite lo <= hi, got {r!r}")
+    r, v = node["range"], node["value"]
+    if not isinstance(r, list) or len(r) != 2:
+        raise ConfigError(f"{origin}: {name}.range: expected [lo, hi], got {r!r}")
     if not str(node.get("range_source", "")).strip():
         raise ConfigError(f"{origin}: {name}: a 'range' needs a 'range_source' (where the interval comes from)")
-    v = node["value"]
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and not (r[0] <= v <= r[1]):
-        raise ConfigError(f"{origin}: {name}: value {v!r} lies outside its range {r}")
+    numeric = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
+    if numeric(v):
+        if not (all(numeric(x) and math.isfinite(x) for x in r) and r[0] <= r[1]):
+            raise ConfigError(f"{origin}: {name}.range: expected [lo, hi] with finite lo <= hi, got {r!r}")
+        if not r[0] <= v <= r[1]:
+            raise ConfigError(f"{origin}: {name}: value {v!r} lies outside its range {r}")
+    elif v not in r or r[0] == r[1] or not all(type(x) is type(v) for x in r):
+        raise ConfigError(f"{origin}: {name}.range: expected the two alternatives of {v!r}, one of them the value, got {r!r}")
 
 
 def validate_tree(tree: Mapping, origin: str, prefix: str = "") -> None:

@@ -133,7 +133,7 @@ def plot_tornado(swings: list[Swing], base: dict, rows: list, out: Path) -> Path
         m = re.match(r"\s*([0-9.]+)", r.paper)
         if m:
             ax.axvline(float(m.group(1)), color="grey", ls=":", lw=1.0)
-        ax.set_yticks(y, [f"{s.key} [{s.lo:g}, {s.hi:g}]" for s in ms], fontsize=6)
+        ax.set_yticks(y, [f"{s.key} [{s.lo}, {s.hi}]" for s in ms], fontsize=6)
         ax.set_title(f"{r.id}: {b:.3g} {r.unit} (paper {r.paper}, dotted)", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         if not ms:

@@ -245,7 +245,7 @@ def sensitivity_section(rows: list[Row], swings: list[Swing], base: dict[str, fl
         if not ms:
             lines += ["No ranged assumption moves this row.", ""]
             continue
-        lines += [md_table([[s.key, f"{s.lo:g} -> {s.at_lo.get(r.id):.3g}", f"{s.hi:g} -> {s.at_hi.get(r.id):.3g}",
+        lines += [md_table([[s.key, f"{_g(s.lo)} -> {s.at_lo.get(r.id):.3g}", f"{_g(s.hi)} -> {s.at_hi.get(r.id):.3g}",
                              s.range_source] for s in ms],
                            ["parameter", "low end -> row", "high end -> row", "range source"]), ""]
     acc = [s for s in swings if s.key.startswith(CXL_KEYS) and "SP-TIER2-ACC" in s.at_lo and s.at_lo.get("SP-TIER2-ACC") is not None]
@@ -263,9 +263,14 @@ def sensitivity_section(rows: list[Row], swings: list[Swing], base: dict[str, fl
     for s in acc:
         a, b = s.at_lo["SP-TIER2-ACC"], s.at_hi["SP-TIER2-ACC"]
         way = "falls" if b < a - 1e-9 else "rises" if b > a + 1e-9 else "does not move"
-        lines.append(f"- `{s.key}` {s.lo:g} -> {s.hi:g}: SP-TIER2-ACC {a:.3g} -> {b:.3g} ({way})")
+        lines.append(f"- `{s.key}` {_g(s.lo)} -> {_g(s.hi)}: SP-TIER2-ACC {a:.3g} -> {b:.3g} ({way})")
     lines.append("")
     return lines
+
+
+def _g(x) -> str:
+    """A range end: numbers compactly, alternatives (names, true/false) as they are."""
+    return f"{x:g}" if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x).lower()
 
 
 def _paper_number(r: Row) -> float:
@@ -326,7 +331,7 @@ def write_report(out: Path, rows: list[Row], res: SystemResult, cfg: Config, swi
         "- Full resolved configuration with sources: `inputs.yaml` (reproduce with `--config inputs.yaml`).",
         f"- Overrides in this run: {len(overrides)}" + ("" if not overrides else ": " + "; ".join(f"`{k}`={v}" for k, v, _ in overrides)),
         "- Parameters with a plausible range (sensitivity):", "",
-        md_table([[k, str(v), f"{r[0]:g} to {r[1]:g}", s] for k, v, r, s in ranged], ["parameter", "value", "range", "range source"]), "",
+        md_table([[k, str(v), f"{_g(r[0])} to {_g(r[1])}", s] for k, v, r, s in ranged], ["parameter", "value", "range", "range source"]), "",
         "- Assumptions where the corpus has no number ([A] in the source):", "",
         md_table([[k, str(v), s] for k, v, s in assumptions], ["parameter", "value", "source"]), "",
         f"## Per-model training breakdown on `{cfg.hardware_name}` (seconds per iteration)", "",

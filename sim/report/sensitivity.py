@@ -17,8 +17,8 @@ from sim.system.model import run_system
 class Swing:
     key: str
     default: Any
-    lo: float
-    hi: float
+    lo: Any                         # the low end of the range (or the first alternative)
+    hi: Any
     source: str                     # the parameter's own source (assumption or citation)
     range_source: str
     at_lo: dict[str, float | None]  # id -> value with the parameter at the low end
