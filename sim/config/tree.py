@@ -3,7 +3,7 @@
 A leaf is a mapping ``{value: ..., source: "...", unit: "...", range: [lo, hi], range_source: "..."}``;
 `value` and a non-empty `source` are required. `range` (optional) is the plausible interval of an
 assumption, used by the report's sensitivity rows; it needs `range_source` saying where the
-interval comes from, and must contain the value. Overrides (`--set key=value`, `--config FILE`)
+interval comes from, and must contain the value (a categorical value lists its two alternatives). Overrides (`--set key=value`, `--config FILE`)
 record their origin as the new source, so the resolved tree says exactly what was used.
 """
 from __future__ import annotations
