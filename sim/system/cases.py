@@ -28,7 +28,7 @@ from typing import Iterable
 
 import numpy as np
 
-from sim.config.build import CASES_PREFIX, CASES_YAML, DEFAULT_HARDWARE, TIERING_YAML, WORKLOAD_YAML, Config, load_config
+from sim.config.build import CASES_YAML, DEFAULT_HARDWARE, TIERING_YAML, WORKLOAD_YAML, Config, load_config
 from sim.system.latency import Paths, compute_paths
 from sim.system.measured import Measured
 from sim.system.training import cxl_bandwidth, scaleout_level
