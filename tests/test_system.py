@@ -15,11 +15,12 @@ from sim.config.build import HARDWARE_SECTIONS, SYSTEM_SECTIONS, WORKLOAD_YAML, 
 from sim.config.schema import Layout, ModelShape, Offload, Workload
 from sim.system import bench, build_config, speedups
 from sim.system.collectives import Level, collective, p2p, ring, torus, tree
+from sim.system.gemm import gemm_time, shape_efficiency, wave_efficiency
 from sim.system.latency import compute_paths, cxl_data_efficiency
 from sim.system.memory import footprint
 from sim.system.model import run_system, run_tiering
 from sim.system.training import evaluate, iteration_time, layer_time, networks, placement
-from sim.traffic.llm import (layer_ops, model_flops_per_iteration, narayanan_flops, recompute_flops_per_iteration,
+from sim.traffic.llm import (Gemm, layer_ops, model_flops_per_iteration, narayanan_flops, recompute_flops_per_iteration,
                              stage_params)
 
 
@@ -146,6 +147,41 @@ UP = Level(busbw=200e9, base=8e-6, step=3e-6, p2p_bw=240e9)
 OUT = Level(busbw=24e9, base=8e-6, step=14e-6, p2p_bw=24e9)
 
 
+def test_wave_quantization_by_hand():
+    """Tile and wave quantization (NVIDIA Matrix Multiplication Background guide §3) by hand."""
+    a100 = load_config("a100_80gb", workload_file=None, tiering_file=None, cases_file=None).hardware
+    acc = a100.accelerator
+    assert (acc.gemm_units, acc.gemm_tile_m, acc.gemm_tile_n) == (108, 256, 128)
+    # GPT-3 175B qkv under TP 8: 2048 x 4608 = 8 x 36 = 288 tiles of 256x128 -> 3 waves of 108
+    assert wave_efficiency(2048, 4608, 1, 108, 256, 128) == pytest.approx(288 / 324)
+    # the guide's example: 109 tiles need two waves; a 257-row output needs two 256-row tiles
+    assert wave_efficiency(256, 128, 109, 108, 256, 128) == pytest.approx(109 / 216)
+    assert wave_efficiency(257, 128 * 108, 1, 108, 256, 128) == pytest.approx(257 / 512)
+    # the better tile orientation is taken: 128 x 27648 is 108 tiles of 128x256 (one full wave) but
+    # 216 half-empty tiles of 256x128
+    assert wave_efficiency(128, 27648, 1, 108, 256, 128) == pytest.approx(1.0)
+    # the MAMF measurement's own shape (1024 x 10240: 320 tiles in 3 waves) scales the measured rate
+    ref = 320 / 324
+    assert shape_efficiency(acc, 2048, 4608) == pytest.approx(0.869 * (288 / 324) / ref)
+    assert shape_efficiency(acc, 6912, 16384) == pytest.approx(0.869 / ref)      # 3456 tiles = 32 full waves
+    g = Gemm("qkv", 2048, 4608, 12288)
+    assert gemm_time(g, a100) == pytest.approx(g.flops / (312e12 * 0.869 * (288 / 324) / ref))
+    # backward products: dA (2048 x 12288, inner 4608) and dB (12288 x 4608, inner 2048), same FLOPs
+    dg, wg = g.grads()
+    assert (dg.m, dg.n, dg.k, wg.m, wg.n, wg.k) == (2048, 12288, 4608, 12288, 4608, 2048)
+    assert dg.flops == wg.flops == g.flops
+    assert shape_efficiency(acc, wg.m, wg.n) == pytest.approx(0.869 / ref)         # 48 x 36 = 16 full waves
+    # H100: 128x256 tiles on 132 SMs; its MAMF shape 2048 x 2048 is 128 tiles in one wave
+    h100 = load_config("h100_80gb", workload_file=None, tiering_file=None, cases_file=None).hardware.accelerator
+    assert shape_efficiency(h100, 2048, 2048) == pytest.approx(0.803)
+    # without a wave model (gemm_units 0) every shape runs at the measured fraction
+    flat = dataclasses.replace(acc, gemm_units=0)
+    assert shape_efficiency(flat, 2048, 4608) == shape_efficiency(flat, 100, 100) == 0.869
+    # efficiency never exceeds the peak, and more waves of the same tail never help
+    assert shape_efficiency(dataclasses.replace(acc, gemm_efficiency=1.0), 6912, 16384) == 1.0
+    assert all(wave_efficiency(2048, n, 1, 108, 256, 128) <= 1.0 for n in range(128, 20000, 128))
+
+
 def test_collectives_by_hand():
     v = 1e9
     assert ring("all_reduce", v, 8, UP) == pytest.approx(8e-6 + 14 * 3e-6 + 2 * 7 / 8 * v / 200e9)
@@ -234,7 +270,14 @@ def test_iteration_time_by_hand():
     ops = layer_ops(w)
     net = networks(a100)["baseline"]
     lt = layer_time(w, ops, hw, placement(w, 8), net)
-    gemm = lambda g: max(g.flops / (312e12 * 0.869), g.bytes / (2039e9 * 0.88))
+    # forward GEMMs (M x N output) by hand: 256x128 tiles, waves of 108, relative to the MAMF shape's
+    # 320 tiles in 3 waves; qkv 2048x1536: 96 tiles, 1 wave; proj / mlp_out 2048x4096: 256 tiles, 3
+    # waves; mlp_in 2048x2048: 128 tiles, 2 waves; scores 4 x 2048x2048: 512 tiles, 5 waves; context
+    # 4 x 2048x128: 32 tiles, 1 wave
+    ref = 320 / 324
+    eff = {"qkv": 96 / 108, "proj": 256 / 324, "mlp_in": 128 / 216, "mlp_out": 256 / 324, "score": 512 / 540,
+           "context": 32 / 108}
+    gemm = lambda g: max(g.flops / (312e12 * 0.869 * eff[g.name] / ref), g.bytes / (2039e9 * 0.88))
     assert lt.fwd == pytest.approx(sum(gemm(g) for g in ops.gemms + ops.core_gemms)
                                    + (ops.core_bytes + ops.elementwise_bytes) / (2039e9 * 0.88))
     tp_one = min(ring("all_reduce", 2 * 2048 * 4096, 8, net.up), tree("all_reduce", 2 * 2048 * 4096, 8, net.up))

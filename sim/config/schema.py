@@ -24,6 +24,13 @@ class Accelerator(Checked):
     gemm_efficiency: float = param(FRACTION, doc="achievable fraction of peak on large GEMMs (measured)")
     hbm_efficiency: float = param(FRACTION, doc="achievable fraction of HBM bandwidth (measured)")
     per_domain: int = param(COUNT, unit="accelerators", doc="accelerators per scale-up domain (NVLink node/rack)")
+    gemm_units: int = param(COUNT0, 0, unit="tiles", doc="GEMM tiles running at once (SMs x blocks per SM); "
+                            "0 = no tile/wave quantization model")
+    gemm_tile_m: int = param(COUNT, 256, unit="elements", doc="GEMM thread-block tile rows")
+    gemm_tile_n: int = param(COUNT, 128, unit="elements", doc="GEMM thread-block tile columns")
+    gemm_ref_m: int = param(COUNT0, 0, unit="elements", doc="output rows of the shape gemm_efficiency was measured "
+                            "on (0 = no reference shape)")
+    gemm_ref_n: int = param(COUNT0, 0, unit="elements", doc="output columns of that shape")
 
 
 @dataclass(frozen=True)

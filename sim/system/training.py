@@ -31,10 +31,11 @@ import numpy as np
 from sim.config.build import Config
 from sim.config.schema import Hardware, Workload
 from sim.system.collectives import Level, collective, p2p, ring
+from sim.system.gemm import gemm_time
 from sim.system.latency import Paths, compute_paths, cxl_data_efficiency
 from sim.system.memory import Footprint, footprint
 from sim.traffic.llm import (CAUSAL_SKIP, FLASH_BWD_FACTOR, GRAD_ACC_BYTES, GRAD_BYTES, OPT_BYTES, OPT_STEP_BYTES, R,
-                             Gemm, LayerOps, layer_ops, layers_per_stage, logits_gemm, model_flops_per_iteration,
+                             LayerOps, layer_ops, layers_per_stage, logits_gemm, model_flops_per_iteration,
                              recompute_flops_per_iteration, stage_params)
 
 SYSTEMS = ("baseline", "acc_clusters", "scalepool")
@@ -123,10 +124,6 @@ def networks(cfg: Config, paths: Paths | None = None) -> dict[str, Network]:
     }
 
 
-def gemm_time(g: Gemm, hw: Hardware) -> float:
-    return max(g.flops / hw.gemm_flops, g.bytes / hw.hbm_bytes_s)
-
-
 @dataclass(frozen=True)
 class LayerTime:
     fwd: float
@@ -141,16 +138,16 @@ class LayerTime:
 def layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Network) -> LayerTime:
     hbm = hw.hbm_bytes_s
     proj = sum(gemm_time(g, hw) for g in ops.gemms)
+    proj_b = sum(gemm_time(d, hw) for g in ops.gemms for d in g.grads())
     if ops.fused_attention:
         core_f = max(CAUSAL_SKIP * ops.core_flops / hw.gemm_flops, ops.core_bytes / hbm)
         core_b = max(FLASH_BWD_FACTOR * CAUSAL_SKIP * ops.core_flops / hw.gemm_flops, 2 * ops.core_bytes / hbm)
     else:
-        core_gemm = sum(gemm_time(g, hw) for g in ops.core_gemms)
-        core_f = core_gemm + ops.core_bytes / hbm
-        core_b = 2 * core_gemm + 2 * ops.core_bytes / hbm
+        core_f = sum(gemm_time(g, hw) for g in ops.core_gemms) + ops.core_bytes / hbm
+        core_b = sum(gemm_time(d, hw) for g in ops.core_gemms for d in g.grads()) + 2 * ops.core_bytes / hbm
     elem = ops.elementwise_bytes / hbm
     fwd = proj + core_f + elem
-    bwd = 2 * proj + core_b + 2 * elem
+    bwd = proj_b + core_b + 2 * elem
     rc = w.layout.recompute
     recompute = fwd if rc == "full" else (core_f if rc == "selective" and not ops.fused_attention else 0.0)
     tp_one = collective("all_reduce", ops.tp_bytes, pl.tp_per_domain, pl.tp_domains, net.up, net.out) \
@@ -208,7 +205,7 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     lg = logits_gemm(w)
     loss_bytes = 6.0 * l.micro_batch * w.model.seq * w.model.vocab / t
     logits_f = gemm_time(lg, hw) + loss_bytes / hbm
-    logits_b = 2 * gemm_time(lg, hw) + loss_bytes / hbm
+    logits_b = sum(gemm_time(d, hw) for d in lg.grads()) + loss_bytes / hbm
     acc_share = (m - 1) / m
     grad_acc = (lps * lt.grad_acc + GRAD_ACC_BYTES * w.model.vocab * w.model.hidden / t / hbm) * acc_share
     compute_mb = lps * (lt.fwd + lt.bwd + lt.recompute) + logits_f + logits_b + grad_acc

@@ -55,6 +55,12 @@ class Gemm:
     def bytes(self) -> float:
         return R * (self.m * self.k + self.k * self.n + self.m * self.n) * self.batch
 
+    def grads(self) -> tuple["Gemm", "Gemm"]:
+        """The backward products of C = A B: dA = dC B^T (m x k, inner n) and dB = A^T dC (k x n,
+        inner m); each has the forward's FLOPs, with its own output shape."""
+        return (Gemm(self.name + ".dgrad", self.m, self.k, self.n, self.batch),
+                Gemm(self.name + ".wgrad", self.k, self.n, self.m, self.batch))
+
 
 @dataclass(frozen=True)
 class LayerOps:
