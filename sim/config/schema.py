@@ -189,6 +189,7 @@ class SystemParams:
 
 RECOMPUTE = ("none", "selective", "full")
 ATTENTION = ("materialized", "fused")
+GRAD_DTYPES = ("fp32", "fp16", "bf16")
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,14 @@ class Layout(Checked):
     sp: bool = param(BOOL, False, doc="Megatron sequence parallelism")
     interleave: int = param(COUNT, 1, doc="virtual pipeline stages per device")
     attention: str = param(one_of(*ATTENTION), "materialized", doc="score matrix in HBM, or a fused kernel")
+    grad_dtype: str = param(one_of(*GRAD_DTYPES), "fp32", doc="gradient accumulation and data-parallel reduction: "
+                            "fp32 main gradients, or the 16-bit parameter type (Megatron-LM 2021 fp16 default)")
+    grad_acc_fusion: bool = param(BOOL, False, doc="weight-gradient GEMMs accumulate into the fp32 gradient buffer: no "
+                                  "separate accumulation pass (Megatron-LM gradient_accumulation_fusion, February 2022 on)")
+    dp_overlap: bool = param(BOOL, True, doc="data-parallel gradient reduction overlaps the last micro-batch's "
+                             "backward (false: starts after the whole backward, Megatron-LM 2021 / DeepSpeed pipeline)")
+    tp_overlap: bool = param(BOOL, False, doc="backward tensor-parallel collectives of column-parallel layers overlap "
+                             "their weight-gradient GEMMs (Megatron-LM from September 2021)")
     offload: Offload = field(default_factory=Offload)
 
     @property
@@ -344,7 +353,7 @@ def section_fields(cls: type) -> list[str]:
     return [f.name for f in fields(cls)]
 
 
-__all__ = ["ATTENTION", "Accelerator", "CxlParams", "Ddr5Timing", "FabricParams", "HARDWARE_SECTIONS", "Hardware",
+__all__ = ["ATTENTION", "Accelerator", "GRAD_DTYPES", "CxlParams", "Ddr5Timing", "FabricParams", "HARDWARE_SECTIONS", "Hardware",
            "HbmTiming", "Host", "IbParams", "Layout", "ModelShape", "NvLinkParams", "Offload", "RECOMPUTE",
            "SYSTEM_SECTIONS", "ScaleOut", "ScaleUp", "SystemParams", "TIERING_PATTERNS", "TieringSpec",
            "TopologyParams", "UaLinkParams", "Workload", "build_tiering", "build_workload", "check_workload"]

@@ -16,7 +16,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from sim.config.schema import Hardware, Workload
-from sim.traffic.llm import GRAD_BYTES, OPT_BYTES, R, layer_ops, layers_per_stage, stage_params
+from sim.traffic.llm import OPT_BYTES, R, grad_bytes, layer_ops, layers_per_stage, stage_params
 
 GB = 1e9
 
@@ -71,7 +71,8 @@ def footprint(w: Workload, hw: Hardware, offload_capacity: float | None = None) 
     p = stage_params(w)
     dp = l.dp
     weights = R * p / (dp if l.zero_stage >= 3 else 1)
-    grads = GRAD_BYTES * p / (dp if l.zero_stage >= 2 else 1)
+    gb = grad_bytes(w)
+    grads = gb * p / (dp if l.zero_stage >= 2 else 1)
     opt = OPT_BYTES * p / (dp if l.zero_stage >= 1 else 1)
     offloaded = 0.0
     staging = 2 * ops.params                       # two layers staged on the device
@@ -80,7 +81,7 @@ def footprint(w: Workload, hw: Hardware, offload_capacity: float | None = None) 
         weights = R * staging
     if l.offload.gradients:
         offloaded += grads
-        grads = GRAD_BYTES * staging
+        grads = gb * staging
     if l.offload.optimizer:
         offloaded += opt
         opt = 0.0

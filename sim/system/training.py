@@ -34,7 +34,7 @@ from sim.system.collectives import Level, collective, p2p, ring
 from sim.system.gemm import gemm_time
 from sim.system.latency import Paths, compute_paths, cxl_data_efficiency
 from sim.system.memory import Footprint, footprint
-from sim.traffic.llm import (CAUSAL_SKIP, FLASH_BWD_FACTOR, GRAD_ACC_BYTES, GRAD_BYTES, OPT_BYTES, OPT_STEP_BYTES, R,
+from sim.traffic.llm import (CAUSAL_SKIP, COLUMN_PARALLEL, FLASH_BWD_FACTOR, OPT_BYTES, OPT_STEP_BYTES, R, grad_acc_bytes, grad_bytes,
                              LayerOps, layer_ops, layers_per_stage, logits_gemm, model_flops_per_iteration,
                              recompute_flops_per_iteration, stage_params)
 
@@ -150,11 +150,42 @@ def layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Net
     bwd = proj_b + core_b + 2 * elem
     rc = w.layout.recompute
     recompute = fwd if rc == "full" else (core_f if rc == "selective" and not ops.fused_attention else 0.0)
-    tp_one = collective("all_reduce", ops.tp_bytes, pl.tp_per_domain, pl.tp_domains, net.up, net.out) \
-        if w.layout.tp > 1 else 0.0
-    tp_pass = ops.tp_per_pass * tp_one
-    return LayerTime(fwd, bwd, recompute, tp_pass, tp_pass, tp_pass if rc == "full" else 0.0,
-                     GRAD_ACC_BYTES * ops.params / hbm)
+    tp_fwd, tp_bwd = tp_layer_time(w, ops, hw, pl, net)
+    return LayerTime(fwd, bwd, recompute, tp_fwd, tp_bwd, tp_fwd if rc == "full" else 0.0,
+                     grad_acc_bytes(w) * ops.params / hbm)
+
+
+def tp_layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Network) -> tuple[float, float]:
+    """Exposed tensor-parallel collective time of one layer's forward and backward (Megatron-LM).
+
+    Forward: one all-reduce (sequence parallel: all-gather before, reduce-scatter after) per
+    column/row-parallel pair. Backward: the all-reduce of each column-parallel layer's input gradient;
+    with sequence parallelism an all-gather of the row-parallel output gradient, a re-gather of the
+    column-parallel input (only its shard is stored) and the reduce-scatter of its input gradient.
+    With `tp_overlap` (Megatron-LM's asynchronous tensor-parallel communication, September 2021 on)
+    the input-gradient all-reduce / reduce-scatter runs under the layer's weight-gradient GEMM and
+    the re-gather under its data-gradient GEMM: exposed = max(0, collective - GEMM)."""
+    if w.layout.tp <= 1:
+        return 0.0, 0.0
+    coll = lambda kind: collective(kind, ops.tp_bytes, pl.tp_per_domain, pl.tp_domains, net.up, net.out)
+    ar = coll("all_reduce")
+    fwd = ops.tp_per_pass * ar
+    sp = w.layout.sp
+    ag = coll("all_gather") if sp else 0.0
+    if not w.layout.tp_overlap:
+        return fwd, ops.tp_per_pass * (ar + ag)
+    # column-parallel GEMMs grouped by the collective they share (a parallel block has one)
+    cols = [g for g in ops.gemms if g.name in COLUMN_PARALLEL]
+    groups = [cols] if ops.tp_per_pass == 1 else [[g] for g in cols]
+    bwd = 0.0
+    for grp in groups:
+        dgrad = sum(gemm_time(g.grads()[0], hw) for g in grp)
+        wgrad = sum(gemm_time(g.grads()[1], hw) for g in grp)
+        if sp:
+            bwd += ag + max(0.0, ag - dgrad) + max(0.0, coll("reduce_scatter") - wgrad)
+        else:
+            bwd += max(0.0, ar - wgrad)
+    return fwd, bwd
 
 
 @dataclass(frozen=True)
@@ -207,7 +238,7 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     logits_f = gemm_time(lg, hw) + loss_bytes / hbm
     logits_b = sum(gemm_time(d, hw) for d in lg.grads()) + loss_bytes / hbm
     acc_share = (m - 1) / m
-    grad_acc = (lps * lt.grad_acc + GRAD_ACC_BYTES * w.model.vocab * w.model.hidden / t / hbm) * acc_share
+    grad_acc = (lps * lt.grad_acc + grad_acc_bytes(w) * w.model.vocab * w.model.hidden / t / hbm) * acc_share
     compute_mb = lps * (lt.fwd + lt.bwd + lt.recompute) + logits_f + logits_b + grad_acc
     tp_mb = lps * (lt.tp_fwd + lt.tp_bwd + lt.tp_recompute)
 
@@ -216,7 +247,7 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     dp_coll = lambda kind, nbytes: collective(kind, nbytes, pl.dp_per_domain, pl.dp_domains, net.up, net.out)
     if l.zero_stage >= 3 and l.dp > 1:
         ag = dp_coll("all_gather", R * ops.params)
-        rs = dp_coll("reduce_scatter", GRAD_BYTES * ops.params)
+        rs = dp_coll("reduce_scatter", grad_bytes(w) * ops.params)
         zero3_total_mb = lps * ((3 if l.recompute == "full" else 2) * ag + rs)
         zero3_bwd = lps * (max(0.0, ag + rs - lt.bwd - lt.tp_bwd)
                            + (max(0.0, ag - lt.recompute - lt.tp_recompute) if l.recompute == "full" else 0.0))
@@ -246,13 +277,15 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     t_mb = compute_mb + tp_mb + zero3_mb + offload_mb + p2p_mb
     bubble = (p - 1) / v * t_mb
 
-    # data parallelism: gradient reduction overlapped with the last micro-batch's backward
+    # data parallelism: gradient reduction overlapped with the last micro-batch's backward (dp_overlap)
     shard = stage_params(w)
     if l.dp > 1 and l.zero_stage < 3:
-        reduce = dp_coll("all_reduce" if l.zero_stage == 0 else "reduce_scatter", GRAD_BYTES * shard)
+        reduce = dp_coll("all_reduce" if l.zero_stage == 0 else "reduce_scatter", grad_bytes(w) * shard)
         gather = dp_coll("all_gather", R * shard) if l.zero_stage in (1, 2) else 0.0
-        # wall time of the last backward (recompute, TP and offload / ZeRO-3 stalls included)
-        window = lps * (lt.bwd + lt.recompute + lt.tp_bwd + lt.tp_recompute) + offload_bwd + zero3_bwd
+        # wall time of the last backward (recompute, TP and offload / ZeRO-3 stalls included); none
+        # when the reduction starts only after the whole backward
+        window = lps * (lt.bwd + lt.recompute + lt.tp_bwd + lt.tp_recompute) + offload_bwd + zero3_bwd \
+            if l.dp_overlap else 0.0
         dp_total = reduce + gather
         dp_exposed = max(0.0, reduce - window) + gather
     else:
