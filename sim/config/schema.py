@@ -259,6 +259,8 @@ class Layout(Checked):
                             "fp32 main gradients, or the 16-bit parameter type (Megatron-LM 2021 fp16 default)")
     grad_acc_fusion: bool = param(BOOL, False, doc="weight-gradient GEMMs accumulate into the fp32 gradient buffer: no "
                                   "separate accumulation pass (Megatron-LM gradient_accumulation_fusion, February 2022 on)")
+    zero3_live_params: float = param(NONNEG, 0.0, unit="parameters", doc="ZeRO-3: gathered parameters kept at once "
+                                     "(DeepSpeed stage3_max_live_parameters); 0 = the current and the prefetched layer")
     dp_overlap: bool = param(BOOL, True, doc="data-parallel gradient reduction overlaps the last micro-batch's "
                              "backward (false: starts after the whole backward, Megatron-LM 2021 / DeepSpeed pipeline)")
     tp_overlap: bool = param(BOOL, False, doc="backward tensor-parallel collectives of column-parallel layers overlap "
@@ -294,9 +296,11 @@ def check_workload(w: Workload, where: str) -> None:
                           f"= {l.dp * l.micro_batch}")
     if l.pp > m.layers:
         raise ConfigError(f"{where}.layout.pp: more pipeline stages ({l.pp}) than layers ({m.layers})")
-    if l.interleave > 1 and (l.pp == 1 or l.pp * l.interleave > m.layers):
+    # every model chunk holds a layer, except that the first and the last may hold only the embedding
+    # and the output layer (Llama 3 §3.3.2)
+    if l.interleave > 1 and (l.pp == 1 or l.pp * l.interleave > m.layers + 2):
         raise ConfigError(f"{where}.layout.interleave: {l.interleave} virtual stages need pp > 1 and at least "
-                          f"pp x interleave = {l.pp * l.interleave} layers (model has {m.layers})")
+                          f"pp x interleave - 2 = {l.pp * l.interleave - 2} layers (model has {m.layers})")
     if m.heads % l.tp:
         raise ConfigError(f"{where}.layout.tp: heads ({m.heads}) not divisible by tp ({l.tp})")
     if m.ffn % l.tp:

@@ -4,7 +4,9 @@ to the offload tier), activations of the micro-batches in flight (with recomputa
 Per parameter (llm-configs §8a, ZeRO §3): 16-bit weights 2 B, fp32 gradient accumulation 4 B
 (Megatron main_grad; Llama 3 §3.3.2), fp32 master weights + Adam m, v 12 B. ZeRO stage 1 shards
 the optimizer states over the data-parallel group, stage 2 also the gradients, stage 3 also the
-weights (ZeRO §5). Offloading a state keeps only a two-layer staging buffer of it on the device.
+weights (ZeRO §5); ZeRO-3 keeps the gathered weights of the current and the prefetched layer, or at
+most `zero3_live_params` parameters (DeepSpeed's stage3_max_live_parameters, default 1e9). Offloading
+a state keeps only a two-layer staging buffer of it on the device.
 Activations in flight on the first pipeline stage (it holds the most): 1F1B keeps min(m, p)
 micro-batches of its layers (Narayanan §2.2.1); the interleaved schedule's warm-up keeps
 2(p-1) + (v-1)p + 1 model chunks of L/(p v) layers (Megatron-LM's interleaved schedule), at most
@@ -88,6 +90,9 @@ def footprint(w: Workload, hw: Hardware, offload_capacity: float | None = None) 
     chunks, layers_per_chunk = chunks_in_flight(w)
     acts = chunks * layers_per_chunk * ops.act_stored + ops.act_full
     logits = l.micro_batch * w.model.seq * w.model.vocab / l.tp * (R + 4)      # bf16 logits + fp32 loss
-    gathered = 2 * R * ops.params if l.zero_stage >= 3 else 0.0               # ZeRO-3 prefetch of two layers
+    gathered = 0.0
+    if l.zero_stage >= 3:                          # ZeRO-3: this layer and the prefetched one, or the live-parameter cap
+        live = 2 * ops.params
+        gathered = R * (min(live, l.zero3_live_params) if l.zero3_live_params > 0 else live)
     cap = hw.host.mem_gb * GB if offload_capacity is None else offload_capacity
     return Footprint(weights, grads, opt, acts, logits + gathered, offloaded, hw.accelerator.hbm_gb * GB, cap)
