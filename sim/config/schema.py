@@ -42,6 +42,8 @@ class ScaleUp(Checked):
     step_us: float = param(NONNEG, unit="us", doc="latency of one algorithm step")
     torus_dims: int = param(COUNT, unit="dims", doc="torus dimensions (1 for a switched domain)")
     torus_dim_size: int = param(COUNT, unit="accelerators", doc="accelerators along one torus dimension")
+    collective_units: int = param(COUNT0, 0, unit="SMs", doc="compute units a collective on this level occupies "
+                                  "while it runs (NCCL: one thread block per channel); 0 = none")
 
 
 @dataclass(frozen=True)

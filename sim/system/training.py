@@ -2,21 +2,28 @@
 1F1B pipeline, data parallelism, ZeRO, offload; and the three ScalePool systems.
 
 Compute (per layer, per micro-batch, per accelerator; ops from sim.traffic.llm):
-  GEMM       t = max(FLOPs / (peak x gemm_efficiency), bytes / (HBM x hbm_efficiency))
+  GEMM       t = max(FLOPs / (peak x shape efficiency), bytes / (HBM x hbm_efficiency)); the shape
+             efficiency is the measured MAMF fraction scaled by the GEMM's tile and wave quantization
+             (sim.system.gemm)
+  backward   each GEMM's data-gradient and weight-gradient products with their own shapes;
+             element-wise and softmax traffic x 2 (read the output gradient and the saved input,
+             write the input gradient)
   element-wise (norms, residual adds, dropout, activation function, softmax): bytes / achievable HBM
-  backward   2 x the forward GEMMs; element-wise and softmax traffic x 2 (read the output gradient
-             and the saved input, write the input gradient)
   fused attention: FLOPs at the GEMM rate (causal: half the score blocks), backward 2.5 x forward
   recompute  full: the forward again (its TP collectives too); selective: attention scores,
              softmax, dropout and context again
-  fp32 gradient accumulation: 10 B per parameter for every micro-batch after the first
+  gradient accumulation: per parameter for every micro-batch after the first, 10 B (fp32 buffer),
+             6 B (16-bit, in place), none when the weight-gradient GEMM accumulates into the buffer
 Overlap rules:
-  - tensor-parallel collectives and pipeline transfers are on the critical path (exposed);
-  - data-parallel gradient reduction overlaps only the backward of the last micro-batch (a layer's
-    gradient is final then); ZeRO-1/2's all-gather of updated weights follows the optimizer step;
-  - ZeRO-3 weight all-gathers (and gradient reduce-scatters) are prefetched one layer ahead:
-    exposed = max(0, collective - that layer's compute) per layer and pass;
-  - weight / gradient offload is prefetched one layer ahead the same way (host link full duplex:
+  - tensor-parallel forward collectives and pipeline transfers are on the critical path; backward
+    TP collectives too, unless `tp_overlap` hides them under the column-parallel layers' data- and
+    weight-gradient GEMMs (Megatron-LM from 2021-09);
+  - data-parallel gradient reduction overlaps the backward of the last micro-batch (`dp_overlap`),
+    or starts after it; ZeRO-1/2's all-gather of updated weights follows the optimizer step;
+  - ZeRO-3 weight all-gathers (and gradient reduce-scatters) are prefetched one layer ahead;
+  - a collective hidden under compute costs max(collective - compute, held/units x collective): it
+    holds `scaleup.collective_units` of the `gemm_units` while it runs (hidden_cost);
+  - weight / gradient offload is prefetched one layer ahead (copy engines: no compute units held;
     loads and stores overlap); optimizer-state offload (read + write of the states) is exposed,
     after the last backward, with the optimizer step.
 Pipeline (1F1B, interleave v): iteration = (m + (p-1)/v) x T_mb of the slowest stage (the last:
@@ -155,6 +162,15 @@ def layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Net
                      grad_acc_bytes(w) * ops.params / hbm)
 
 
+def hidden_cost(c: float, g: float, hw: Hardware) -> float:
+    """Time a collective of c seconds adds when it runs under g seconds of compute: what sticks out,
+    or at least the compute it slows by holding `scaleup.collective_units` of the `gemm_units`
+    (NCCL: one thread block per channel) while it runs."""
+    units, held = hw.accelerator.gemm_units, hw.scaleup.collective_units
+    slowed = min(1.0, held / units) if units > 0 else 0.0
+    return max(c - g, slowed * c, 0.0)
+
+
 def tp_layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Network) -> tuple[float, float]:
     """Exposed tensor-parallel collective time of one layer's forward and backward (Megatron-LM).
 
@@ -164,7 +180,10 @@ def tp_layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: 
     column-parallel input (only its shard is stored) and the reduce-scatter of its input gradient.
     With `tp_overlap` (Megatron-LM's asynchronous tensor-parallel communication, September 2021 on)
     the input-gradient all-reduce / reduce-scatter runs under the layer's weight-gradient GEMM and
-    the re-gather under its data-gradient GEMM: exposed = max(0, collective - GEMM)."""
+    the re-gather under its data-gradient GEMM. While it runs, the collective holds
+    `scaleup.collective_units` of the accelerator's `gemm_units` (NCCL runs one thread block per
+    channel), so the GEMM advances at r = (units - held) / units: a collective of c seconds under a
+    GEMM of g seconds costs max(c - g, (1 - r) c) beyond the GEMM."""
     if w.layout.tp <= 1:
         return 0.0, 0.0
     coll = lambda kind: collective(kind, ops.tp_bytes, pl.tp_per_domain, pl.tp_domains, net.up, net.out)
@@ -177,14 +196,15 @@ def tp_layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: 
     # column-parallel GEMMs grouped by the collective they share (a parallel block has one)
     cols = [g for g in ops.gemms if g.name in COLUMN_PARALLEL]
     groups = [cols] if ops.tp_per_pass == 1 else [[g] for g in cols]
+    under = lambda c, g: hidden_cost(c, g, hw)
     bwd = 0.0
     for grp in groups:
         dgrad = sum(gemm_time(g.grads()[0], hw) for g in grp)
         wgrad = sum(gemm_time(g.grads()[1], hw) for g in grp)
         if sp:
-            bwd += ag + max(0.0, ag - dgrad) + max(0.0, coll("reduce_scatter") - wgrad)
+            bwd += ag + under(ag, dgrad) + under(coll("reduce_scatter"), wgrad)
         else:
-            bwd += max(0.0, ar - wgrad)
+            bwd += under(ar, wgrad)
     return fwd, bwd
 
 
@@ -249,9 +269,9 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
         ag = dp_coll("all_gather", R * ops.params)
         rs = dp_coll("reduce_scatter", grad_bytes(w) * ops.params)
         zero3_total_mb = lps * ((3 if l.recompute == "full" else 2) * ag + rs)
-        zero3_bwd = lps * (max(0.0, ag + rs - lt.bwd - lt.tp_bwd)
-                           + (max(0.0, ag - lt.recompute - lt.tp_recompute) if l.recompute == "full" else 0.0))
-        zero3_mb = zero3_bwd + lps * max(0.0, ag - lt.fwd - lt.tp_fwd)
+        zero3_bwd = lps * (hidden_cost(ag + rs, lt.bwd + lt.tp_bwd, hw)
+                           + (hidden_cost(ag, lt.recompute + lt.tp_recompute, hw) if l.recompute == "full" else 0.0))
+        zero3_mb = zero3_bwd + lps * hidden_cost(ag, lt.fwd + lt.tp_fwd, hw)
 
     # weight / gradient offload, prefetched one layer ahead (loads and stores in opposite directions)
     offload_mb = offload_bwd = 0.0
@@ -287,7 +307,7 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
         window = lps * (lt.bwd + lt.recompute + lt.tp_bwd + lt.tp_recompute) + offload_bwd + zero3_bwd \
             if l.dp_overlap else 0.0
         dp_total = reduce + gather
-        dp_exposed = max(0.0, reduce - window) + gather
+        dp_exposed = hidden_cost(reduce, window, hw) + gather
     else:
         dp_total = m * zero3_total_mb
         dp_exposed = 0.0
