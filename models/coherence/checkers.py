@@ -20,6 +20,8 @@ from models.coherence.msgs import CD2HData, CD2HReq, CD2HRsp, CH2DData, CH2DReq,
 from models.coherence.protocol import (
     FWD_RSPS,
     GO_CLASS,
+    ILLEGAL_RSP_TAKEN_AS,
+    LEGAL_SNOOP_RSPS,
     PULL_CLASS,
     REQUEST_OPS,
     WRITABLE,
@@ -252,7 +254,7 @@ class OrderingChecker(_Checker):
     before its snoops' responses and forwarded data arrived."""
 
     req_addr: dict[tuple[int, int], int] = field(default_factory=dict)
-    snoops: dict[tuple[int, int], list] = field(default_factory=dict)  # (port, uqid) -> [addr, rsp, data]
+    snoops: dict[tuple[int, int], list] = field(default_factory=dict)  # (port, uqid) -> [addr, rsp, data, snoop]
 
     def _busy(self, addr: int) -> bool:
         return any(s[0] == addr for s in self.snoops.values())
@@ -266,13 +268,14 @@ class OrderingChecker(_Checker):
         elif isinstance(m, CH2DReq):
             if any(s[0] == m.addr and p == m.port for (p, _), s in self.snoops.items()):
                 self._fail(f"t={ev.t}: second snoop to dev{m.port} for line {m.addr:#x} while one is pending")
-            self.snoops[(m.port, m.uqid)] = [m.addr, None, False]
+            self.snoops[(m.port, m.uqid)] = [m.addr, None, False, m.opcode]
         elif isinstance(m, (CD2HRsp, CD2HData)):
             s = self.snoops.get((m.port, m.uqid))
             if s is None:
                 return
             if isinstance(m, CD2HRsp):
-                s[1] = m.opcode
+                # an answer outside the snoop's legal set is taken as ILLEGAL_RSP_TAKEN_AS (no data)
+                s[1] = m.opcode if m.opcode in LEGAL_SNOOP_RSPS.get(s[3], ()) else int(ILLEGAL_RSP_TAKEN_AS)
             else:
                 s[2] = True
             if s[1] is not None and (s[1] not in FWD_RSPS or s[2]):

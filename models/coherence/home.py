@@ -32,6 +32,7 @@ from models.coherence.protocol import (
     ALLOC_OPS,
     DIRTY_TO_MEM_RSPS,
     FWD_RSPS,
+    ILLEGAL_RSP_TAKEN_AS,
     LEGAL_SNOOP_RSPS,
     LINELESS_OPS,
     REQUEST_OPS,
@@ -69,8 +70,16 @@ from models.cxl.messages import (
 ERROR_KINDS = ("illegal_request", "unsolicited_rsp", "bad_data", "wrong_uqid", "illegal_rsp",
                "unsolicited_mem", "bad_port")
 RTL_ERROR_KINDS = ERROR_KINDS[:6]
-# What a snoop answer outside the legal set is taken as.
-ILLEGAL_RSP_TAKEN_AS = D2HRspOp.RSPIHITI
+
+
+def classify_s2m(outstanding: str | None, msg: CS2MDRS | CS2MNDR) -> str | None:
+    """Verdict on an S2M message whose tag has `outstanding` ("rd" MemRd / "wr" MemWr / None):
+    None if it answers that memory operation, else unsolicited_mem (dropped)."""
+    if isinstance(msg, CS2MDRS):
+        ok = outstanding == "rd" and msg.memop == S2MDRSOp.MEMDATA
+    else:
+        ok = outstanding == "wr" and msg.memop == S2MNDROp.CMP
+    return None if ok else "unsolicited_mem"
 
 
 @dataclass(frozen=True)
@@ -467,24 +476,26 @@ class HomeAgent:
             self._after_snoops(t)
 
     def _on_drs(self, m: CS2MDRS) -> None:
-        ent = self.tags.pop(m.tag, None)
-        if ent is None or ent[1] != "rd" or m.memop != S2MDRSOp.MEMDATA:
-            if ent is not None:
-                self.tags[m.tag] = ent
-            self._error("unsolicited_mem", m)
+        ent = self.tags.get(m.tag)
+        err = classify_s2m(ent[1] if ent else None, m)
+        if err is not None:
+            self._error(err, m)
             return
+        assert ent is not None
+        del self.tags[m.tag]
         t = replace(self.txns[ent[0]], mem_rd=False)
         self.txns[t.line] = t
         self._send_data_go(t, m.value)
         self._maybe_retire(t.line)
 
     def _on_ndr(self, m: CS2MNDR) -> None:
-        ent = self.tags.pop(m.tag, None)
-        if ent is None or ent[1] != "wr" or m.memop != S2MNDROp.CMP:
-            if ent is not None:
-                self.tags[m.tag] = ent
-            self._error("unsolicited_mem", m)
+        ent = self.tags.get(m.tag)
+        err = classify_s2m(ent[1] if ent else None, m)
+        if err is not None:
+            self._error(err, m)
             return
+        assert ent is not None
+        del self.tags[m.tag]
         t = self.txns[ent[0]]
         self.txns[t.line] = replace(t, wr_pending=t.wr_pending - 1)
         self._send_go_after(t.line)

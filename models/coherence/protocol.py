@@ -70,6 +70,9 @@ LEGAL_SNOOP_RSPS: dict[int, frozenset[int]] = {
     Snp.SNPCUR: frozenset({Rsp.RSPIHITI, Rsp.RSPVHITV, Rsp.RSPSHITSE, Rsp.RSPSFWDM, Rsp.RSPIFWDM,
                            Rsp.RSPVFWDV}),
 }
+# What the home takes a snoop answer outside the snoop's legal set for: the device no longer holds the
+# line and sends no data, so the line never waits for another answer (counted as illegal_rsp).
+ILLEGAL_RSP_TAKEN_AS = Rsp.RSPIHITI
 FWD_RSPS = frozenset({Rsp.RSPSFWDM, Rsp.RSPIFWDM, Rsp.RSPVFWDV})  # data follows on D2H Data
 KEEP_S_RSPS = frozenset({Rsp.RSPSHITSE, Rsp.RSPSFWDM})  # snooped device keeps S
 KEEP_V_RSPS = frozenset({Rsp.RSPVHITV, Rsp.RSPVFWDV})  # snooped device keeps its state
