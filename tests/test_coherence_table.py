@@ -1,6 +1,6 @@
 """The expected-answer table (models/coherence/spec_table.yaml, written from the reference text)
 against the protocol model (models/coherence/protocol.py), every row, and against the RTL
-(coh_snoop_plan + coh_decide, every row, through tb/coherence/coh_table_tb.v).
+(coh_snoop_plan and coh_decide, each its own top, every row: tb/coherence/tb_coh_table.py).
 
 Each row becomes a concrete scenario: requester port 0, one port per distinct answer of the other
 holders (and, in a second variant, two ports per answer, since the table abstracts the number of
@@ -159,9 +159,10 @@ def test_a_misread_table_fails_the_cross_check() -> None:
 
 
 @pytest.mark.rtl
-def test_every_row_against_rtl() -> None:
-    """coh_snoop_plan + coh_decide (N=8) driven with every row's scenario (1 and 2 holders per answer)."""
-    from tools.runner import REPO, rtl_sources, run_cocotb
-    run_cocotb(top="coh_table_tb", sources=[REPO / "tb/coherence/coh_table_tb.v"] + rtl_sources(
-        "coherence/coh_snoop_plan.v", "coherence/coh_decide.v"), test_module="tb.coherence.tb_coh_table",
-        parameters={"N": 8})
+@pytest.mark.parametrize("top", ["coh_snoop_plan", "coh_decide"])
+def test_every_row_against_rtl(top: str) -> None:
+    """coh_snoop_plan / coh_decide (N=8, each its own top) driven with every row's scenario, with one
+    and with two holders per answer."""
+    from tools.runner import rtl_sources, run_cocotb
+    run_cocotb(top=top, sources=rtl_sources(f"coherence/{top}.v"), test_module="tb.coherence.tb_coh_table",
+               parameters={"N": 8})
