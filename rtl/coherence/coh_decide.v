@@ -36,7 +36,6 @@ module coh_decide #(
 
     generate
         if (N < 1 || N > 16) begin : g_bad_n
-            $fatal(1, "coh_decide: N = %0d, must be 1..16", N);
             coh_decide_parameter_error_N_must_be_1_to_16 u_stop ();
         end
     endgenerate

@@ -96,35 +96,29 @@ module coh_home_agent #(
     `include "cxl_defs.vh"
 
     // ------------------------------------------------------------------ parameter checks
-    // $fatal names the rule; the missing module stops builds that demote $fatal to a warning.
+    // An illegal value instantiates a module that does not exist, named after the rule: every tool
+    // (Verilator even under -Wno-fatal, Icarus, yosys) stops at elaboration with that name.
+    // Elaboration-time $fatal is not used: Icarus 11 rejects it and Verilator -Wno-fatal demotes it.
     generate
         if (N < 1 || N > 16) begin : g_bad_n
-            $fatal(1, "coh_home_agent: N = %0d, must be 1..16 (CacheID is 4 bits)", N);
             coh_home_agent_parameter_error_N_must_be_1_to_16 u_stop ();
         end
         if (SETS < 1 || (SETS & (SETS - 1)) != 0) begin : g_bad_sets
-            $fatal(1, "coh_home_agent: SETS = %0d, must be a power of two", SETS);
             coh_home_agent_parameter_error_SETS_must_be_a_power_of_two u_stop ();
         end
         if (WAYS < 1) begin : g_bad_ways
-            $fatal(1, "coh_home_agent: WAYS = %0d, must be >= 1", WAYS);
             coh_home_agent_parameter_error_WAYS_must_be_at_least_1 u_stop ();
         end
         if (NTXN < 2 || (1 << ($clog2(NTXN) + ((N > 1) ? $clog2(N) : 1))) > 2048) begin : g_bad_ntxn
-            $fatal(1, "coh_home_agent: NTXN = %0d, must be >= 2 with 2^clog2(NTXN) * 2^clog2(N) <= 2048 %s",
-                   NTXN, "(11-bit snoop UQID)");
             coh_home_agent_parameter_error_NTXN_out_of_range u_stop ();
         end
         if (NRANGE < 1) begin : g_bad_nrange
-            $fatal(1, "coh_home_agent: NRANGE = %0d, must be >= 1", NRANGE);
             coh_home_agent_parameter_error_NRANGE_must_be_at_least_1 u_stop ();
         end
         if (QDEPTH < 3) begin : g_bad_qdepth
-            $fatal(1, "coh_home_agent: QDEPTH = %0d, must be >= 3 (three writers per cycle)", QDEPTH);
             coh_home_agent_parameter_error_QDEPTH_must_be_at_least_3 u_stop ();
         end
         if (CNT_W < 2) begin : g_bad_cnt_w
-            $fatal(1, "coh_home_agent: CNT_W = %0d, must be >= 2", CNT_W);
             coh_home_agent_parameter_error_CNT_W_must_be_at_least_2 u_stop ();
         end
     endgenerate

@@ -18,7 +18,6 @@ module coh_snoop_plan #(
 
     generate
         if (N < 1 || N > 16) begin : g_bad_n
-            $fatal(1, "coh_snoop_plan: N = %0d, must be 1..16", N);
             coh_snoop_plan_parameter_error_N_must_be_1_to_16 u_stop ();
         end
     endgenerate
