@@ -188,6 +188,9 @@ def run_header(page: Page) -> str:
         return f'<p class="warn">inputs.yaml could not be read: {esc(exc)}</p>'
     items = [f"<li>Command: <code>{esc(doc.get('command', '?'))}</code></li>",
              f"<li>Hardware preset: <code>{esc(doc.get('hardware', '?'))}</code></li>"]
+    systems = doc.get("systems") or {}
+    if systems:
+        items.append("<li>Systems compared: " + "; ".join(esc(v) for v in systems.values()) + "</li>")
     items += [f"<li>{rich(n)}</li>" for n in doc.get("notes") or []]
     return "<ul>" + "".join(items) + "</ul>"
 

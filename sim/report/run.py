@@ -77,6 +77,7 @@ def write_inputs(cfg: Config, args: argparse.Namespace, tpath: Path, measured_pa
         "command": "python -m sim.report.run " + " ".join(sys.argv[1:]),
         "notes": cfg.notes,
         "hardware": cfg.hardware_name,
+        "systems": system_names(cfg),
         "targets_file": {"path": str(tpath), "sha256": hashlib.sha256(tpath.read_bytes()).hexdigest()},
         "workload_file": str(args.workload), "tiering_file": str(args.tiering), "cases_file": str(args.cases),
         "latencies_from": str(measured_path) if measured_path else None,
