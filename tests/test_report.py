@@ -288,11 +288,11 @@ def test_plots_read_at_a_glance(tmp_path, monkeypatch):
     from sim.system.cases import run_cases
     from sim.system.validate import SHIPPED_RUNS, load_runs, validate_runs
     facts: dict[str, dict] = {}
-    save = plots._save
 
-    def spy(fig, out, name):
+    def spy(fig, out, name):                 # read the figure as drawn; writing the PNG is run.main's test
         facts[name] = _figure_facts(fig)
-        return save(fig, out, name)
+        plots.plt.close(fig)
+        return out / name
     monkeypatch.setattr(plots, "_save", spy)
     cfg, _ = build_config()
     res = run_system(cfg)
