@@ -79,6 +79,15 @@ sim: $(STAMP) check-gen
 bench: $(STAMP)
 	@$(VPY) -m sim.bench --out $(RESULTS)/bench.json
 
+waves: $(STAMP)
+	@test -n "$(TEST)" || { echo "usage: make waves TEST=<pytest -k expression>"; exit 1; }
+	@WAVES=1 $(PYTEST) -x -k "$(TEST)" tests; rc=$$?; \
+	  echo "waves: $$(find sim_build -name '*.vcd' -newer $(STAMP) 2>/dev/null | head -5)"; exit $$rc
+
+clean:
+	rm -rf sim_build $(RESULTS) .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
+
 # results/report.html: the browser report over everything in results/ (sim.report.run writes it at the
 # end of make sim; this rebuilds it, e.g. after make coverage or make soak).
 .PHONY: report check-chromium
@@ -90,12 +99,3 @@ report: $(STAMP)
 test: check-chromium
 check-chromium:
 	@command -v $${CHROMIUM:-chromium} >/dev/null || { echo "error: chromium is missing: make test renders the HTML report in it (apt-get install chromium)"; exit 1; }
-
-waves: $(STAMP)
-	@test -n "$(TEST)" || { echo "usage: make waves TEST=<pytest -k expression>"; exit 1; }
-	@WAVES=1 $(PYTEST) -x -k "$(TEST)" tests; rc=$$?; \
-	  echo "waves: $$(find sim_build -name '*.vcd' -newer $(STAMP) 2>/dev/null | head -5)"; exit $$rc
-
-clean:
-	rm -rf sim_build $(RESULTS) .pytest_cache .hypothesis
-	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
