@@ -65,12 +65,14 @@ def write_inputs(out: Path, load_curve_columns: tuple[str, str] = ("offered_per_
     offered, achieved = load_curve_columns
     with open(out / "cosim" / "load_curve.csv", "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["top", "path", offered, achieved, "n", "p50", "p99", "p999", "knee"])
-        for path, sat in (("bridge_hit", 0.9), ("t2_read_1sw", 0.5)):
+        w.writerow(["top", "path", offered, achieved, "fraction_of_link_rate", "n", "p50", "p99", "p999", "mean",
+                    "svc_p50", "svc_p99", "knee"])
+        for path, sat in (("bridge_hit", 0.9), ("t2_read_1sw", 0.5), ("t2_read_2sw", 0.45), ("coh_read", 0.4),
+                          ("posted_write", 0.7)):                           # the co-simulation's five paths
             for ld in (0.1, 0.3, 0.5, 0.7, 0.9):
                 lat = 50 / max(0.05, 1 - ld / (sat * 1.1))
-                w.writerow(["message", path, ld, min(ld, sat), 1000, round(lat), round(2 * lat), round(3 * lat),
-                            int(abs(ld - 0.9 * sat) < 0.11)])
+                w.writerow(["message", path, ld, min(ld, sat), min(ld, sat), 1000, round(lat), round(2 * lat),
+                            round(3 * lat), round(lat, 2), 40, 60, int(abs(ld - 0.9 * sat) < 0.11)])
     (out / "regression").mkdir(exist_ok=True)
     with open(out / "regression" / "summary.csv", "w", newline="") as fh:
         w = csv.writer(fh)
