@@ -33,7 +33,7 @@ else
 $(error ENGINE=$(ENGINE): use ENGINE=local (pytest-xdist, the default) or ENGINE=ray)
 endif
 
-.PHONY: help venv gen check-gen test sim lint synth bench waves clean list
+.PHONY: help venv gen check-gen test sim lint synth bench waves clean list sweep
 
 # `make help` lists every target of this file: a `## text` line above a target describes it.
 ## this list: every target and the environment knobs
@@ -53,6 +53,7 @@ help:
 	@echo "  RAY_ADDRESS=<h:p>  with ENGINE=ray: that Ray cluster (default: a Ray started on this machine)"
 	@echo "  JOBS=<n>           local parallel jobs (default: nproc = $(JOBS))"
 	@echo "  TEST=<expr>        make waves: pytest -k expression"
+	@echo "  GRID=<file.yaml>   make sweep: the grid of --set keys (python -m sim.sweep --grid FILE)"
 	@echo "  PYTHON=<python>    interpreter for .venv (default: the newest python3.x >= 3.11 on PATH that has venv)"
 	@test -x $(VPY) && echo ".venv: $$($(VPY) -c 'import sys; print("Python", sys.version.split()[0])')" || echo ".venv: not created yet (the first target that needs it creates it)"
 
@@ -121,6 +122,11 @@ waves: $(STAMP)
 	  w=$$(find $${SCALEPOOL_SIM_BUILD:-sim_build} \( -name dump.fst -o -name dump.vcd \) -newer $(RESULTS)/.waves-start 2>/dev/null); \
 	  if [ -z "$$w" ]; then echo "error: the matching tests wrote no waves"; exit 1; fi; \
 	  echo "waves written by this run:"; echo "$$w" | sed 's/^/  /'; exit $$rc
+
+## a design-space sweep: GRID=<file.yaml> (sim/sweeps/*.yaml), ENGINE=ray for Ray; table + plot in results/sweep/
+sweep: $(STAMP)
+	@test -n "$(GRID)" || { echo "usage: make sweep GRID=<grid.yaml> [ENGINE=ray] (examples: $$(ls sim/sweeps/*.yaml | tr '\n' ' '))"; exit 1; }
+	@$(VPY) -m sim.sweep --grid $(GRID)
 
 ## every cocotb test of every testbench module, and the files that run it
 list: $(STAMP)

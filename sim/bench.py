@@ -24,6 +24,8 @@ BENCHES: list[tuple[str, str]] = [
     ("bridge", "tb.bridge.bench"),
     ("system", "sim.system"),
     ("cosim", "sim.cosim.bench"),
+    ("regression", "tools.ray_pytest"),
+    ("sweep", "sim.sweep"),
 ]
 
 

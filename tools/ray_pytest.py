@@ -221,12 +221,15 @@ def bench() -> dict[str, float]:
     per node); plus the cluster's start-up time."""
     from ray.cluster_utils import Cluster
 
+    from sim.engine import snapshot_tree
+
     pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *BENCH_SUBSET]
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="scalepool-bench-") as tmp:
-        env = dict(os.environ, SEED="1", SCALEPOOL_SIM_BUILD=str(Path(tmp) / "local-build"))
-        env.pop("RAY_ADDRESS", None)
-        secs, proc = _timed(pytest_cmd + ["-n", "2"], env, REPO)
+        tree = snapshot_tree(Path(tmp))         # this checkout's results/ stays untouched
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "PYTEST_"))}
+        env.update(SEED="1", SCALEPOOL_SIM_BUILD=str(Path(tmp) / "local-build"))
+        secs, proc = _timed(pytest_cmd + ["-n", "2"], env, tree)
         if proc.returncode != 0:
             raise RuntimeError(f"local subset failed:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
         out["regression.seconds_local"] = round(secs, 2)
@@ -237,7 +240,7 @@ def bench() -> dict[str, float]:
             cluster.wait_for_nodes()
             out["regression.seconds_ray_cluster_start"] = round(time.perf_counter() - t0, 2)
             env.update(RAY_ADDRESS=cluster.address, SCALEPOOL_SIM_BUILD=str(Path(tmp) / "ray-build"))
-            secs, proc = _timed(pytest_cmd + ["-p", "tools.ray_pytest"], env, REPO)
+            secs, proc = _timed(pytest_cmd + ["-p", "tools.ray_pytest"], env, tree)
             if proc.returncode != 0:
                 raise RuntimeError(f"Ray subset failed:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
             out["regression.seconds_ray_two_nodes"] = round(secs, 2)
