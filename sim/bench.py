@@ -25,6 +25,8 @@ BENCHES: list[tuple[str, str]] = [
     ("system", "sim.system"),
     ("cosim", "sim.cosim.bench"),
     ("synth", "tools.synth"),      # reads the last `make synth` (results/synth/timing.json)
+    ("regression", "tools.ray_pytest"),
+    ("sweep", "sim.sweep"),
 ]
 
 
