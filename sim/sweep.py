@@ -23,7 +23,7 @@ Grid file::
       topology.cxl_ports_per_gpu: [1, 2]
     points:                        # optional: more points, each a mapping of keys
       - {cxl.switch_latency_ns: 800, topology.cxl_ports_per_gpu: 1}
-    set: {gpu.compute_efficiency: 0.5}   # optional: fixed for every point (also --set on the command line)
+    set: {accelerator.hbm_gbps: 1600}   # optional: fixed for every point (also --set on the command line)
     latencies_from: results/cosim/latency.json   # optional (system): measured hop latencies
     seed: 1                        # cosim: one seed for every point (default 1)
     args: [--no-cascade, --no-loaded]    # optional: extra CLI arguments of the target's entry point

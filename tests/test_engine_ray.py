@@ -41,7 +41,7 @@ def test_fails_on_purpose() -> None:
 GRID = '''target: system
 grid:
   topology.cxl_ports_per_gpu: [1, 2]
-  ib.nic_gbps: [50.0, 100.0]
+  scaleout.nic_gbps: [50.0, 100.0]
 '''
 TIMEOUT = 900
 
