@@ -1,6 +1,7 @@
 // UALink-style 640 B data-link flit -> 64 B TL flits (one per cycle). DL flit layout (ours, see
 // models/bridge/packets.py): bytes 0..63 DL segment ([8:0] slot valid, [17:9] slot last,
 // [31:24] sequence), bytes 64*(i+1).. = TL slot i, i = 0..8. A sequence gap is counted.
+`default_nettype none
 module xb_ual_dl_rx (
     input  wire          clk,
     input  wire          rst,
@@ -52,3 +53,4 @@ module xb_ual_dl_rx (
     wire unused_ok = &{1'b0, hold[511:32], hold[23:18]};
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
+`default_nettype wire

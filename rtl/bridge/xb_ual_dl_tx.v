@@ -1,6 +1,7 @@
 // 64 B TL flits -> UALink-style 640 B data-link flits (layout in xb_ual_dl_rx.v). Slots fill in
 // order; a DL flit leaves when its 9 slots are full or when no TL flit is offered in a cycle
 // (so a lone response is not held back waiting for more traffic).
+`default_nettype none
 module xb_ual_dl_tx (
     input  wire          clk,
     input  wire          rst,
@@ -45,3 +46,4 @@ module xb_ual_dl_tx (
         end
     end
 endmodule
+`default_nettype wire
