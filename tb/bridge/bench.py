@@ -26,7 +26,8 @@ UALink variants), runs tb/bridge/tb_bench.py and returns:
   and 256 B requests and hit / miss streams; each case under
   bridge.link_fraction.<flavour>.<rd|wr>.<size>.<hit|miss>, its bytes per cycle under
   bridge.link_bytes_per_cycle.*, its mean loaded latency under bridge.link_latency_cycles.*;
-  bridge.lr.* the line-rate configuration's isolated latencies.
+  bridge.lr.* the line-rate configuration's isolated latencies; bridge.link_fraction_sustained.*
+  the HBM-bound case (UALink 256 B hits, near-ideal far side) once refreshes are forced.
 """
 from __future__ import annotations
 
@@ -90,6 +91,8 @@ def bench() -> dict[str, float]:
             _run(replace(ual, **cfg), ["throughput", "throughput_sustained"], out, far=FAR_FAST, tag=tag)
         for fl in (UALINK, NVLINK):
             _run(line_rate_config(fl), ["latency", "link_rate"], out, tag="lr")
+        # the HBM-bound case (UALink 256 B hits) with refreshes forced
+        _run(line_rate_config(UALINK), ["throughput_sustained"], out, far=FAR_FAST, tag="lr")
         r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
     lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
     res: dict[str, float] = {
@@ -147,6 +150,11 @@ def bench() -> dict[str, float]:
                 res[f"bridge.link_fraction.{fl}.{k}"] = c["fraction"]
                 res[f"bridge.link_bytes_per_cycle.{fl}.{k}"] = c["bytes_per_cycle"]
                 res[f"bridge.link_latency_cycles.{fl}.{k}"] = c["mean_latency"]
+        if fl == UALINK:
+            put(".sustained.lr.", r[f"sustained_buf1_ualink_far{FAR_FAST}_lr"], UALINK)
+            for d in ("wr", "rd"):
+                res[f"bridge.link_fraction_sustained.ualink.{d}.256.hit"] = \
+                    res[f"bridge.throughput_bytes_per_cycle.sustained.lr.ualink_{d}"] / LINK_RATE[UALINK]
         lat = r[f"latency_buf1_{fl}_lr"]
         res[f"bridge.lr.miss_conversion_latency_cycles.{fl}"] = lat["miss_conversion_latency_cycles"]
         res[f"bridge.lr.hit_latency_cycles.{fl}"] = lat["hit_latency_cycles"]
