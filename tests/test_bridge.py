@@ -79,11 +79,12 @@ def test_bridge_through_cxl_link() -> None:
 
 
 @pytest.mark.rtl
+@pytest.mark.parametrize("xw", [1, 2])
 @pytest.mark.parametrize("top", ["xb_ual_dl_rx", "xb_ual_dl_tx"])
-def test_bridge_ual_dl(top: str) -> None:
+def test_bridge_ual_dl(top: str, xw: int) -> None:
     run_cocotb(top=top, sources=rtl_sources(f"bridge/{top}.v"), test_module="tb.bridge.tb_ual_dl",
-               testcase="dl_rx_random" if top.endswith("rx") else "dl_tx_random",
-               build_args=BUILD_ARGS)
+               testcase=["dl_rx_random" if top.endswith("rx") else "dl_tx_random", "dl_rate"],
+               parameters={"XW": xw}, extra_env={"XB_DLXW": str(xw)}, build_args=BUILD_ARGS)
 
 
 # xb_hbm_ctrl alone, cycle-exact against models.bridge.HbmModel: short refresh interval so that
@@ -120,6 +121,7 @@ ILLEGAL = [
     ("xbridge_core", {"HT_ENTRIES": 1}), ("xbridge_core", {"FLAVOR": 2}),
     ("xb_hbm_ctrl", {"NPC": 3}), ("xb_hbm_ctrl", {"T_REFI": 40}), ("xb_hbm_ctrl", {"INFLIGHT": 1}),
     ("xb_lane", {"LANES": 2, "NLL": 4}), ("xb_cxl_port", {"FLIT_MODE": 2}),
+    ("xb_ual_dl_rx", {"XW": 3}), ("xb_ual_dl_tx", {"XW": 0}),
 ]
 
 
