@@ -9,16 +9,18 @@
 // Issue, per line (first applicable rule; a blocked line holds the lane):
 //   read : coherent -> D2H RdCurr; hot-line cache hit -> HBM read; line in the write buffer ->
 //          forwarded (and filled into the cache); else CXL.mem MemRd. A read waits while a direct or
-//          coherent write of its hazard slot is in flight.
+//          coherent write of its hazard counter is in flight.
 //   write: coherent (full line) -> D2H ItoMWr, data on GO_WritePull; partial line not in the write
 //          buffer -> read it first (cache or MemRd, read-modify-write); BUF_EN=1 -> write buffer
-//          (coalesce into its slot, or take a free slot; a slot holding another line blocks);
-//          BUF_EN=0 -> direct MemWr, waiting while a read or write of its hazard slot is in flight.
-// Write buffer: direct-mapped on the lane line index, WBS slots; a slot holds one line in one of
-// FREE / PEND (waiting to drain) / FLY (MemWr sent, waiting for its NDR) / FLYP (in flight and newer
-// data pending: drains again after the NDR), so one line never has two writes in flight and a read
-// always finds the newest data. Hazard counters per slot (CXL reads; direct / coherent writes in
-// flight) keep CXL.mem reads and writes of one line in order (M2S Req and RwD are unordered).
+//          (coalesce into the line's entry, or take a free entry once no CXL read of its hazard
+//          counter is out); BUF_EN=0 -> direct MemWr, waiting while a read or write of its hazard
+//          counter is in flight.
+// Write buffer: WBS fully associative entries; an entry holds one line in one of FREE / PEND
+// (waiting to drain) / FLY (MemWr sent, waiting for its NDR) / FLYP (in flight and newer data
+// pending: drains again after the NDR), so one line never has two writes in flight and a read
+// always finds the newest data. Hazard counters (line index mod 2*NLINE/LANES: CXL reads; direct /
+// coherent writes in flight) keep CXL.mem reads and writes of one line in order (M2S Req and RwD
+// are unordered).
 `default_nettype none
 module xb_lane #(
     parameter integer LANE         = 0,     // lane number: owns lines with (line address % LANES) == LANE
@@ -28,7 +30,7 @@ module xb_lane #(
     parameter integer BUF_EN       = 1,     // 1: hot-line cache, HBM and write buffer; 0: direct CXL
     parameter integer WR_ALLOC     = 1,     // a write miss allocates its line in the cache
     parameter integer SETS_L       = 16,    // hot-line cache lines of this lane (power of two, >= 2)
-    parameter integer WBS          = 8,     // write-buffer slots of this lane (power of two, >= 2)
+    parameter integer WBS          = 8,     // write-buffer entries of this lane (power of two, >= 2)
     parameter integer WQ_DEPTH     = 4,     // HBM write queue (>= 2)
     parameter integer LQ_DEPTH     = 2,     // request entries queued in front of the lane (>= 2)
     parameter integer CW_DEPTH     = 2,     // coherent writes waiting for GO_WritePull (>= 1)
@@ -115,6 +117,8 @@ module xb_lane #(
 `include "cxl_defs.vh"
     localparam integer LB   = $clog2(LANES);
     localparam integer WW   = $clog2(WBS);
+    localparam integer HZ   = 2 * NLINE / LANES;        // hazard counters (line index mod HZ)
+    localparam integer HZW  = $clog2(HZ);
     localparam integer JW   = $clog2(NLL);
     localparam integer CNW  = $clog2(NLINE + 1);
     localparam integer CWW  = (CW_DEPTH > 1) ? $clog2(CW_DEPTH) : 1;
@@ -199,15 +203,28 @@ module xb_lane #(
     reg [1:0]      wb_st   [0:WBS-1];
     reg [45:0]     wb_addr [0:WBS-1];
     reg [511:0]    wb_data [0:WBS-1];
-    wire [WW-1:0]  i_ws     = i_li[WW-1:0];
-    wire           i_wfree  = (wb_st[i_ws] == WB_FREE);
-    wire           i_wmatch = (BUF_EN != 0) && !i_wfree && (wb_addr[i_ws] == i_la);
+    // fully associative: the entry holding the line (at most one), else the lowest free entry
+    reg            wb_hit, wb_free_any;
+    reg [WW-1:0]   wb_hi, wb_fi;
+    integer wm;
+    always @* begin
+        wb_hit = 1'b0; wb_hi = {WW{1'b0}}; wb_free_any = 1'b0; wb_fi = {WW{1'b0}};
+        for (wm = WBS - 1; wm >= 0; wm = wm - 1) begin
+            if (wb_st[wm] != WB_FREE && wb_addr[wm] == i_la) begin wb_hit = 1'b1; wb_hi = WW'(wm); end
+            if (wb_st[wm] == WB_FREE) begin wb_free_any = 1'b1; wb_fi = WW'(wm); end
+        end
+    end
+    wire           i_wmatch = (BUF_EN != 0) && wb_hit;
+    wire           i_wfree  = wb_free_any;              // a free entry for a new line
+    wire [WW-1:0]  i_ws     = wb_hit ? wb_hi : wb_fi;   // the entry the line's write uses
 
-    // hazard counters per slot: CXL reads outstanding, direct / coherent writes outstanding
-    reg [CNW-1:0]  hz_rd [0:WBS-1];
-    reg [CNW-1:0]  hz_wr [0:WBS-1];
-    wire           i_hz_rd = (hz_wr[i_ws] != {CNW{1'b0}});
-    wire           i_rd_out = (hz_rd[i_ws] != {CNW{1'b0}});
+    // hazard counters (line index mod HZ): CXL reads outstanding, direct / coherent writes
+    // outstanding; lines sharing a counter are ordered conservatively
+    reg [CNW-1:0]  hz_rd [0:HZ-1];
+    reg [CNW-1:0]  hz_wr [0:HZ-1];
+    wire [HZW-1:0] i_hs    = i_li[HZW-1:0];
+    wire           i_hz_rd = (hz_wr[i_hs] != {CNW{1'b0}});
+    wire           i_rd_out = (hz_rd[i_hs] != {CNW{1'b0}});
     wire           i_hz_wr = i_hz_rd || i_rd_out;
 
     // per line slot: what this lane has outstanding on CXL for it
@@ -412,10 +429,10 @@ module xb_lane #(
     wire [45:0]   li_hd  = la_hd >> LB;
     wire [45:0]   li_hr  = la_hr >> LB;
     wire [45:0]   li_nd  = la_nd >> LB;
-    wire [WW-1:0] s_drs = li_drs[WW-1:0];
-    wire [WW-1:0] s_hd  = li_hd[WW-1:0];
-    wire [WW-1:0] s_hr  = li_hr[WW-1:0];
-    wire [WW-1:0] s_nd  = li_nd[WW-1:0];
+    wire [HZW-1:0] s_drs = li_drs[HZW-1:0];
+    wire [HZW-1:0] s_hd  = li_hd[HZW-1:0];
+    wire [HZW-1:0] s_hr  = li_hr[HZW-1:0];
+    wire [HZW-1:0] s_nd  = li_nd[HZW-1:0];
     wire          rd_inc = f_memrd || f_coh || f_rmw_mem;
     wire          wr_inc = f_cohwr || f_direct;
     wire          d_drs  = drs_ok;
@@ -427,16 +444,16 @@ module xb_lane #(
     integer hs;
     always @(posedge clk) begin
         if (rst) begin
-            for (hs = 0; hs < WBS; hs = hs + 1) begin
+            for (hs = 0; hs < HZ; hs = hs + 1) begin
                 hz_rd[hs] <= {CNW{1'b0}}; hz_wr[hs] <= {CNW{1'b0}};
             end
         end else begin
-            for (hs = 0; hs < WBS; hs = hs + 1) begin
-                hz_rd[hs] <= hz_rd[hs] + CNW'(rd_inc && i_ws == WW'(hs))
-                             - CNW'(d_drs && s_drs == WW'(hs)) - CNW'(d_hd && s_hd == WW'(hs))
-                             - CNW'(d_hrr && s_hr == WW'(hs));
-                hz_wr[hs] <= hz_wr[hs] + CNW'(wr_inc && i_ws == WW'(hs))
-                             - CNW'(d_nd && s_nd == WW'(hs)) - CNW'(d_hrw && s_hr == WW'(hs));
+            for (hs = 0; hs < HZ; hs = hs + 1) begin
+                hz_rd[hs] <= hz_rd[hs] + CNW'(rd_inc && i_hs == HZW'(hs))
+                             - CNW'(d_drs && s_drs == HZW'(hs)) - CNW'(d_hd && s_hd == HZW'(hs))
+                             - CNW'(d_hrr && s_hr == HZW'(hs));
+                hz_wr[hs] <= hz_wr[hs] + CNW'(wr_inc && i_hs == HZW'(hs))
+                             - CNW'(d_nd && s_nd == HZW'(hs)) - CNW'(d_hrw && s_hr == HZW'(hs));
             end
         end
     end
