@@ -60,6 +60,7 @@ class RunResult:
     underrun_cycles: list[int]
     harness_stall_cycles: list[int]
     samples: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    records: dict[int, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)   # per bridge (hil_port)
 
     @property
     def cycles_per_second(self) -> float:
@@ -176,7 +177,7 @@ def run_plan(specs: list[RunSpec], links: int = 0, casc_flit: int = 0, opt: str 
             runs.append(RunResult(sp.name, sp.cfg, rr["cycles"], rr["loop_s"], rr["python_s"], rr["setup_s"],
                                   time.perf_counter() - t1, {**chk.counts, "line_kinds": kinds},
                                   rr["errors"] + chk.errors, paths, thr, rr["links"], rr["underrun_cycles"],
-                                  rr["harness_stall_cycles"], samples))
+                                  rr["harness_stall_cycles"], samples, {bb: rec[bb] for bb in bridges}))
         n, failed = failed_tests(work / "results.xml") if (work / "results.xml").exists() else (0, ["?"])
         if failed and not any(r.errors for r in runs):
             raise RuntimeError(f"co-simulation test failed ({', '.join(failed)}), see {work}")

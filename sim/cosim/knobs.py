@@ -68,6 +68,7 @@ class Domain:
     lo: float | None = None
     hi: float | None = None
     lo_open: bool = False
+    hi_open: bool = False
     choices: tuple[str, ...] = ()
     optional: bool = False                     # None allowed (meaning: the workload file's default)
     what: str = ""
@@ -78,7 +79,7 @@ class Domain:
             lo = "-inf" if self.lo is None else fmt(self.lo)
             hi = "inf" if self.hi is None else fmt(self.hi)
             kind = "an integer" if self.kind == "int" else "a number"
-            return f"{kind} in {'(' if self.lo_open else '['}{lo}, {hi}]"
+            return f"{kind} in {'(' if self.lo_open else '['}{lo}, {hi}{')' if self.hi_open else ']'}"
         if self.kind == "sources":
             return f"comma-separated, each one of {', '.join(self.choices)}"
         return "one of " + ", ".join(self.choices)
@@ -92,7 +93,7 @@ DOMAINS: dict[str, Domain] = {
     "mode": Domain("str", choices=MODES),
     "t2_lat": Domain("int", 1, 65535),
     "ha_lat": Domain("int", 1, 65535),
-    "idle_p": Domain("float", 0.0, 1.0, what="probability; 1 would never send"),
+    "idle_p": Domain("float", 0.0, 1.0, hi_open=True, what="probability; 1 would never send"),
     "load": Domain("float", 0.001, 1.0, what="requests per cycle per bridge; gaps are 16-bit"),
     "ready_p": Domain("float", 0.0, 1.0, lo_open=True, what="0 would never take a response"),
     "peer_p": PROB,
@@ -127,7 +128,7 @@ def _num(name: str, d: Domain, v: Any) -> float:
     if d.kind == "int" and (isinstance(v, float) and not v.is_integer()):
         raise KnobError(f"{name}={v!r}: expected {d.describe()}")
     below = d.lo is not None and (v <= d.lo if d.lo_open else v < d.lo)
-    above = d.hi is not None and v > d.hi
+    above = d.hi is not None and (v >= d.hi if d.hi_open else v > d.hi)
     if below or above:
         extra = f" ({d.what})" if d.what else ""
         raise KnobError(f"{name}={v!r}: outside its domain, {d.describe()}{extra}")

@@ -144,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         if f:
             figs.append(f)
     write_report(out, rows, res, cfg, whatif, figs, lat_path, tpath, cases, case_paths)
+    from sim.report.loadcurve import append_section   # RTL load curves, when the sweep has run
+    append_section(out, res, cfg)
     header = ["id", "paper", "ours", "unit", "ratio", "verdict"]
     print()
     print(table([[r.id, r.paper[:28], c[3], r.unit, c[5], r.verdict] for r, c in ((r, r.cells()) for r in rows)], header))
