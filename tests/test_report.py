@@ -10,7 +10,7 @@ import pytest
 
 from sim.report import run
 from sim.report.score import COLUMNS, Ours, score, verdict
-from sim.report.targets import Spec, load_targets, parse_spec, targets_path
+from sim.report.targets import Rules, Spec, load_rules, load_targets, parse_rules, parse_spec, targets_path
 from sim.system import build_config, run_system
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,19 +71,45 @@ def test_parse_specs():
     assert parse_spec("ordering").kind == "ordering"
 
 
+def test_rules_are_read_from_targets_md(tmp_path):
+    rules = load_rules()
+    assert rules.point_tolerance == pytest.approx(0.10) and rules.speedup_floor == 1.0
+    assert "±10%" in rules.text
+    # a changed rule in the file changes the verdicts: nothing is hard-coded
+    src = targets_path().read_text()
+    p = tmp_path / "targets.md"
+    p.write_text(src.replace("within ±10% of it", "within ±25% of it").replace("is met only by a value above 1.0", "is met"))
+    loose = load_rules(p)
+    assert loose.point_tolerance == pytest.approx(0.25) and loose.speedup_floor is None
+    assert verdict(Spec("point", 1.22, 1.22, "x"), Ours(0.97, "x", ""), loose)[1] == "hit"
+    assert verdict(Spec("point", 1.22, 1.22, "x"), Ours(0.97, "x", ""), rules)[1] == "miss"
+    p.write_text(src.replace("within ±10% of it", "close to it"))
+    with pytest.raises(ValueError, match="no point-value tolerance"):
+        load_rules(p)
+    assert parse_rules("hit only within ±5 % of it. A speedup target is met only by a value above 1.0").speedup_floor == 1.0
+
+
 def test_verdict_rules():
+    rules = Rules(0.10, 1.0, "")
     pt = Spec("point", 2.0, 2.0, "x")
-    assert verdict(pt, Ours(2.5, "x", "")) == (1.25, "hit")
-    assert verdict(pt, Ours(2.52, "x", ""))[1] == "miss"
-    assert verdict(pt, Ours(1.3, "x", ""))[1] == "miss"
+    assert verdict(pt, Ours(2.2, "x", ""), rules) == (pytest.approx(1.1), "hit")
+    assert verdict(pt, Ours(2.25, "x", ""), rules)[1] == "miss"
+    assert verdict(pt, Ours(1.81, "x", ""), rules)[1] == "hit"
+    # a speedup target is met only by a value above 1.0, whatever the tolerance
+    near = Spec("point", 1.05, 1.05, "x")
+    assert verdict(near, Ours(1.0, "x", ""), rules)[1] == "miss"
+    assert verdict(near, Ours(0.97, "x", ""), Rules(0.25, 1.0, ""))[1] == "miss"
+    assert verdict(near, Ours(1.01, "x", ""), rules)[1] == "hit"
+    ns = Spec("point", 130.0, 130.0, "ns")                               # not a speedup: no floor
+    assert verdict(ns, Ours(125.0, "ns", ""), rules)[1] == "hit"
     rg = Spec("range", 100.0, 250.0, "ns")
-    assert verdict(rg, Ours(100.0, "ns", ""))[1] == "in"
-    assert verdict(rg, Ours(300.0, "ns", "")) == (1.2, "out")
-    assert verdict(Spec("upper", None, 150.0, "ns", True), Ours(150.0, "ns", ""))[1] == "in"
-    assert verdict(Spec("upper", None, 150.0, "ns", False), Ours(150.0, "ns", ""))[1] == "out"
-    assert verdict(Spec("lower", 1000.0, None, "ns"), Ours(999.0, "ns", ""))[1] == "out"
-    assert verdict(Spec("ordering"), Ours(None, "", "", holds=True)) == (None, "hit")
-    assert verdict(pt, Ours(None, "x", ""))[1] == "not modelled"
+    assert verdict(rg, Ours(100.0, "ns", ""), rules)[1] == "in"
+    assert verdict(rg, Ours(300.0, "ns", ""), rules) == (1.2, "out")
+    assert verdict(Spec("upper", None, 150.0, "ns", True), Ours(150.0, "ns", ""), rules)[1] == "in"
+    assert verdict(Spec("upper", None, 150.0, "ns", False), Ours(150.0, "ns", ""), rules)[1] == "out"
+    assert verdict(Spec("lower", 1000.0, None, "ns"), Ours(999.0, "ns", ""), rules)[1] == "out"
+    assert verdict(Spec("ordering"), Ours(None, "", "", holds=True), rules) == (None, "hit")
+    assert verdict(pt, Ours(None, "x", ""), rules)[1] == "not modelled"
 
 
 def test_unknown_target_gets_a_not_modelled_row(tmp_path):
@@ -110,18 +136,28 @@ def test_run_writes_everything_and_reproduces(tmp_path, capsys):
                                "hops": {"cxl.switch_latency_ns": {"p50_cycles": 90}},
                                "samples_cycles": {"switch": [88, 90, 95]}}))
     out = tmp_path / "out"
-    assert run.main(["--out", str(out), "--no-whatif", "--set", "ib.nic_gbps=60"]) == 0
+    assert run.main(["--out", str(out), "--set", "scaleout.nic_gbps=60"]) == 0
     text = capsys.readouterr().out
-    assert "[5/5]" in text and "SP-TRAIN-AVG" in text and "verdict" in text
+    assert "[6/6]" in text and "SP-TRAIN-AVG" in text and "verdict" in text and "held-out" in text
     with open(out / "scoreboard.csv") as fh:
         rows = list(csv.reader(fh))
     assert tuple(rows[0]) == COLUMNS
     assert [r[0] for r in rows[1:]] == _ids_in_sections(targets_path()) + _case_rows_expected(targets_path())
+    head = {r[0]: r for r in rows[1:] if r[0].startswith("SP-")}
+    for rid, r in head.items():                                        # headline rows carry their interval
+        assert float(r[8]) <= float(r[3]) <= float(r[9]), rid
     for name in ("report.md", "inputs.yaml", "training_breakdown.csv", "tiering.csv", "speedup_per_model.png",
-                 "time_breakdown.png", "latency_vs_working_set.png", "cosim_latency_cdf.png"):
+                 "time_breakdown.png", "latency_vs_working_set.png", "cosim_latency_cdf.png", "sensitivity.csv",
+                 "tornado.png", "validation.csv", "validation_holdout.csv", "validation.png"):
         assert (out / name).is_file(), name
     report = (out / "report.md").read_text()
-    assert "measured on RTL" in report and "ib.nic_gbps" in report
+    assert "measured on RTL" in report and "scaleout.nic_gbps" in report
+    assert "mean over 5 models" in report and "## Validation against measured training runs" in report
+    assert "![tornado](tornado.png)" in report and "Against accelerator clusters" in report
+    assert "hit within ±10 %" in report
+    with open(out / "validation.csv") as fh:
+        val = list(csv.reader(fh))
+    assert val[0][:5] == ["name", "metric", "predicted", "measured", "error"] and len(val) == 5
     # the resolved inputs reproduce the scoreboard exactly
     out2 = tmp_path / "again"
     out2.mkdir()
@@ -129,6 +165,34 @@ def test_run_writes_everything_and_reproduces(tmp_path, capsys):
     with open(out2 / "scoreboard.csv") as fh:
         again = list(csv.reader(fh))
     assert [r[:7] for r in again] == [r[:7] for r in rows]
+
+
+def test_model_count_follows_the_workload_file(tmp_path, capsys):
+    import yaml
+    from sim.config import WORKLOAD_YAML
+    data = yaml.safe_load(WORKLOAD_YAML.read_text())
+    del data["models"]["gopher_280b"], data["models"]["palm_540b"]
+    f = tmp_path / "three.yaml"
+    f.write_text(yaml.safe_dump(data))
+    assert run.main(["--out", str(tmp_path / "o"), "--no-whatif", "--workload", str(f)]) == 0
+    assert "3 LLMs x 3 systems" in capsys.readouterr().out
+    with open(tmp_path / "o" / "scoreboard.csv") as fh:
+        rows = {r[0]: r for r in csv.reader(fh)}
+    assert "mean over 3 models" in rows["SP-TRAIN-AVG"][7]
+
+
+@pytest.mark.parametrize("item,text", [
+    ("cxl.switch_latency_ns=-50", "cxl.switch_latency_ns: expected a positive number"),
+    ("scaleout.nic_gbps=0", "scaleout.nic_gbps: expected a positive number"),
+    ("scaleout.efficiency=-1", "scaleout.efficiency: expected a fraction in (0, 1]"),
+    ("accelerator.gemm_efficiency=5", "accelerator.gemm_efficiency: expected a fraction in (0, 1]"),
+    ("cxl.switch_latency_ns=nan", "cxl.switch_latency_ns: expected a number, got 'nan'"),
+    ("ib.rdma_oneway_ns=.inf", "expected a finite number"),
+])
+def test_bad_values_exit_2_with_one_line(tmp_path, capsys, item, text):
+    assert run.main(["--out", str(tmp_path), "--no-whatif", "--set", item]) == 2
+    err = capsys.readouterr().err
+    assert text in err and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_bad_set_is_a_clear_error(tmp_path, capsys):

@@ -194,7 +194,7 @@ def main() -> int:     # pragma: no cover - manual smoke entry
     for run in r.runs:
         print(run.name, run.cycles, f"{run.cycles_per_second:.0f} cyc/s", run.counts, run.errors[:5])
         for p, s in run.paths.items():
-            print(f"  {p:14s} {s}")
+            print(f"  {p:<15} {s}")
     return 0
 
 

@@ -139,7 +139,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     if not rows:
         return None
     tops = sorted({r["top"] for r in rows})
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     for top in tops:
         ls = "-" if top == "message" else "--"
         for i, p in enumerate(PATHS):
@@ -188,7 +188,7 @@ def sweep_main(args, cfg: CosimCfg) -> int:
         print(f"== load curves, {s['top']} top: {s['requests']} requests, {s['cycles']} cycles, "
               f"{s['cycles_per_second']:,.0f} cycles/s, {len(s['errors'])} errors")
         for p, v in s["paths"].items():
-            print(f"   {p:14s} knee at {v['knee_offered_per_bridge']} req/cycle/bridge (p50 {v['knee_p50']}, "
+            print(f"   {p:<15} knee at {v['knee_offered_per_bridge']} req/cycle/bridge (p50 {v['knee_p50']}, "
                   f"p99 {v['knee_p99']}); saturation {v['saturation_per_bridge']} req/cycle/bridge "
                   f"= {v['saturation_fraction_of_link_rate']} of link rate; unloaded p50 {v['unloaded_p50']}")
         for e in s["errors"][:10]:

@@ -155,7 +155,7 @@ def replay_main(args, cfg: CosimCfg) -> int:
     print(f"   models ({model_s:.1f} s): {json.dumps(cmp_)}")
     for p, v in sorted(rows.items()):
         cp = "-" if v["curve_p50"] is None else f"{v['curve_p50']:.0f}"
-        print(f"   {p:14s} RTL p50 {v['rtl_p50']:6.0f}  load-curve p50 at {cfg.load:g}: {cp}")
+        print(f"   {p:<15} RTL p50 {v['rtl_p50']:6.0f}  load-curve p50 at {cfg.load:g}: {cp}")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "replay.json").write_text(json.dumps({"trace": str(args.replay), "requests": len(tr),
                                                       "compare": cmp_, "paths": rows, "errors": r.errors[:50]},

@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from sim.cosim.knobs import CosimCfg, KnobError, apply, check, parse_sets
+from sim.cosim.knobs import CosimCfg, KnobError, apply, parse_sets
 from tools.runner import REPO
 
 TOP = "sp_rack_edge"
@@ -98,7 +98,13 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, CosimCfg]:
     ap.add_argument("--paths", type=str, default=None, help="sweep: comma-separated paths")
     ap.add_argument("--per-point", type=int, default=None, help="sweep: requests per bridge per point (>= 1)")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--knobs", action="store_true", help="list every knob with its domain and exit")
     args = ap.parse_args(argv)
+    if args.knobs:
+        from sim.cosim.knobs import describe
+        for k, dom, unit, doc in describe():
+            print(f"{k:14} {dom}" + (f" [{unit}]" if unit else "") + (f": {doc}" if doc else ""))
+        raise SystemExit(0)
     try:
         cfg = apply(CosimCfg(), parse_sets(args.set))
     except KnobError as exc:
@@ -188,7 +194,7 @@ def print_run(r, plan) -> None:
           f"coherent), {c.get('writes', 0)} writes, {c.get('errors', len(r.errors))} errors")
     print(f"   retries {r.retries}, underrun cycles {r.underrun_cycles}, harness stall cycles {r.harness_stall_cycles}")
     for p, s in sorted(r.paths.items()):
-        print(f"   {p:14s} n {s['n']:8d}  p50 {s['p50']:6.0f}  p99 {s['p99']:6.0f}  p99.9 {s['p999']:6.0f}  "
+        print(f"   {p:<15} n {s['n']:8d}  p50 {s['p50']:6.0f}  p99 {s['p99']:6.0f}  p99.9 {s['p999']:6.0f}  "
               f"(service p50 {s['svc_p50']:.0f})")
     for e in r.errors[:10]:
         print(f"   ERROR {e}")

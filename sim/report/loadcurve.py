@@ -4,10 +4,11 @@ sweep has run (`python -m sim.cosim.run --sweep`, part of `make sim`)."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
-from sim.system.config import Config, ConfigError
+from sim.config import Config, ConfigError
 
 
 def _md(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -15,19 +16,23 @@ def _md(rows: list[list[str]], header: list[str]) -> list[str]:
 
 
 def section(out: Path, res, cfg: Config) -> list[str]:
-    from sim.system.loadcurve import evaluate_loaded, LoadCurves
+    from sim.system.loadcurve import LoadCurves, loaded_iteration
+    from sim.system.training import iteration_time
     csvp = out / "cosim" / "load_curve.csv"
-    if not csvp.is_file():
+    curves = getattr(cfg, "load_curves", None)
+    if curves is None and not csvp.is_file():
         return []
-    try:
-        curves = LoadCurves.from_csv(csvp)
-    except ConfigError as exc:
-        return ["## Load curves (RTL co-simulation)", "", f"Not used: {exc}", ""]
+    if curves is None:
+        try:
+            curves = LoadCurves.from_csv(csvp)
+        except ConfigError as exc:
+            return ["## Load curves (RTL co-simulation)", "", f"Not used: {exc}", ""]
     lines = ["## Load curves (RTL co-simulation)", "",
-             f"Measured on `sp_rack_edge` ({curves.top} top) by `python -m sim.cosim.run --sweep`: per path, offered "
-             "load (requests per cycle per bridge, open-loop arrivals on both bridges) against achieved throughput "
-             "and latency from arrival (cycles = ns at 1 GHz); knee = last point before throughput stops following "
-             "the load or p99 doubles; saturation as a fraction of the 64 B/cycle link rate.", ""]
+             f"Measured on `sp_rack_edge` by `python -m sim.cosim.run --sweep` (`{curves.path}`; the model uses the "
+             f"{curves.top} top): per path, offered load (requests per cycle per bridge, open-loop arrivals on both "
+             "bridges) against achieved throughput and latency from arrival (cycles = ns at 1 GHz); knee = last point "
+             "before throughput stops following the load or p99 doubles; saturation as a fraction of the 64 B/cycle "
+             "link rate.", ""]
     js = out / "cosim" / "load_curve.json"
     if js.is_file():
         summ = json.loads(js.read_text())
@@ -42,17 +47,21 @@ def section(out: Path, res, cfg: Config) -> list[str]:
     if png.is_file():
         shutil.copyfile(png, out / "cosim_load_curve.png")
         lines += ["![load curves](cosim_load_curve.png)", ""]
-    loaded = evaluate_loaded(res.workloads, cfg, curves, ("acc_clusters", "scalepool"))
     rows = []
     for w in res.workloads:
         for s in ("acc_clusters", "scalepool"):
-            ld = loaded[w.key][s]
-            rows.append([w.key, s, f"{ld.unloaded.total:.3f}", f"{ld.it.total:.3f}", f"{ld.util:.3f}",
+            base = iteration_time(w, cfg, s)
+            it, ld = loaded_iteration(w, cfg, s, curves)
+            if not math.isfinite(base.total):
+                continue
+            rows.append([w.key, s, f"{base.total:.3f}", f"{it.total:.3f}", f"{ld.util:.3f}",
                          f"{ld.step_delay_ns:.0f}", f"{ld.offload_bw / 1e9:.1f}", f"{ld.collective_bw / 1e9:.1f}"])
-    lines += ["### Contention on the CXL port (not scored)", "",
+    used = "the scored results above use these loaded times" if getattr(cfg, "load_curves", None) is not None else \
+        "not used by the scored results (no curves given to the configuration)"
+    lines += ["### Contention on the CXL port", "",
               "Each flow's bandwidth and the collective step latency read from the curves at the load the "
-              "iteration offers (offload and inter-rack collectives sharing each GPU's CXL port; "
-              "sim/system/README.md, 'Load curves').", ""]
+              "iteration offers (offload and collectives across domains sharing each accelerator's CXL port; "
+              f"sim/system/README.md, 'RTL load curves'); {used}.", ""]
     lines += _md(rows, ["model", "system", "unloaded s", "loaded s", "port load", "step delay ns",
                         "offload GB/s", "collective GB/s"]) + [""]
     return lines

@@ -12,6 +12,15 @@ import numpy as np  # noqa: E402
 from sim.system.model import SystemResult, speedups  # noqa: E402
 from sim.system.measured import Measured  # noqa: E402
 from sim.system.cases import CasePaths, CaseResult, fabric_speedup  # noqa: E402
+from sim.report.sensitivity import Swing, movers  # noqa: E402
+
+def _save(fig, out: Path, name: str) -> Path:
+    fig.tight_layout()
+    path = out / name
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
 
 LABELS = {"baseline": "baseline (NVL72 + IB)", "acc_clusters": "accelerator clusters", "scalepool": "ScalePool"}
 
@@ -21,17 +30,14 @@ def plot_speedup(res: SystemResult, out: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 3.6))
     x = np.arange(len(names))
     for i, sys in enumerate(("acc_clusters", "scalepool")):
-        sp = list(speedups(res.training, sys).values())
+        spd = speedups(res.training, sys)
+        sp = [spd.get(w.key, np.nan) for w in res.workloads]
         ax.bar(x + (i - 0.5) * 0.38, sp, 0.38, label=LABELS[sys])
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xticks(x, names, rotation=15, fontsize=8)
     ax.set_ylabel("training speedup vs baseline")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "speedup_per_model.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "speedup_per_model.png")
 
 
 def plot_breakdown(res: SystemResult, out: Path) -> Path:
@@ -39,6 +45,8 @@ def plot_breakdown(res: SystemResult, out: Path) -> Path:
     labels, comp, comm, other = [], [], [], []
     for w in res.workloads:
         base = res.training[w.key]["baseline"].total
+        if not np.isfinite(base):
+            continue
         for sys in ("baseline", "scalepool"):
             it = res.training[w.key][sys]
             labels.append(f"{w.key.split('_')[0]}\n{'base' if sys == 'baseline' else 'SP'}")
@@ -52,11 +60,7 @@ def plot_breakdown(res: SystemResult, out: Path) -> Path:
     ax.set_xticks(x, labels, fontsize=7)
     ax.set_ylabel("time / baseline total")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    path = out / "time_breakdown.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "time_breakdown.png")
 
 
 def plot_tiering(res: SystemResult, out: Path) -> Path:
@@ -71,11 +75,7 @@ def plot_tiering(res: SystemResult, out: Path) -> Path:
         ax.set_xlabel("working set (TB)")
     axes[0].set_ylabel("mean access latency (ns)")
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    path = out / "latency_vs_working_set.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "latency_vs_working_set.png")
 
 
 def plot_cdfs(m: Measured, out: Path) -> Path | None:
@@ -88,11 +88,7 @@ def plot_cdfs(m: Measured, out: Path) -> Path | None:
     ax.set_xlabel("latency (ns)")
     ax.set_ylabel("CDF")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = out / "cosim_latency_cdf.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "cosim_latency_cdf.png")
 
 
 def plot_cases(cases: list[CaseResult], cp: CasePaths, rows: list, out: Path) -> Path:
@@ -116,8 +112,45 @@ def plot_cases(cases: list[CaseResult], cp: CasePaths, rows: list, out: Path) ->
     ax.set_xlabel("bytes per transfer")
     ax.set_ylabel("fabric speedup RDMA / CXL")
     ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    path = out / "case_study_fabric_speedup.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out, "case_study_fabric_speedup.png")
+
+
+def plot_tornado(swings: list[Swing], base: dict, rows: list, out: Path) -> Path:
+    """One panel per headline row: each ranged parameter's value of the row at the low (blue) and
+    high (orange) end of its range, around the point value; the paper's value dotted."""
+    import re
+    panels = [r for r in rows if base.get(r.id) is not None]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.0 + 1.3 * len(panels)), squeeze=False)
+    for ax, r in zip(axes[:, 0], panels):
+        b = base[r.id]
+        ms = movers(swings, r.id, b)[:8]
+        y = np.arange(len(ms))
+        for j, s in enumerate(ms):
+            lo, hi = s.at_lo[r.id], s.at_hi[r.id]
+            ax.barh(j, lo - b, left=b, color="tab:blue", height=0.4)
+            ax.barh(j, hi - b, left=b, color="tab:orange", height=0.4)
+        ax.axvline(b, color="k", lw=0.8)
+        m = re.match(r"\s*([0-9.]+)", r.paper)
+        if m:
+            ax.axvline(float(m.group(1)), color="grey", ls=":", lw=1.0)
+        ax.set_yticks(y, [f"{s.key} [{s.lo}, {s.hi}]" for s in ms], fontsize=6)
+        ax.set_title(f"{r.id}: {b:.3g} {r.unit} (paper {r.paper}, dotted)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        if not ms:
+            ax.text(0.5, 0.5, "no ranged assumption moves this row", transform=ax.transAxes, ha="center", fontsize=7)
+    return _save(fig, out, "tornado.png")
+
+
+def plot_validation(vrows: list, hrows: list, out: Path) -> Path:
+    """Predicted vs measured for the shipped and held-out runs (relative error per run)."""
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    for rows, color, label in ((vrows, "tab:blue", "shipped"), (hrows, "tab:orange", "held out")):
+        pts = [r for r in rows if r.error is not None]
+        ax.scatter(range(len(pts)), [100 * r.error for r in pts], color=color, label=label, s=14)
+    ax.axhspan(-15, 15, color="green", alpha=0.08)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_ylabel("error (predicted / measured - 1), %")
+    ax.set_xlabel("run")
+    ax.set_yscale("symlog", linthresh=30)
+    ax.legend(fontsize=8)
+    return _save(fig, out, "validation.png")
