@@ -12,7 +12,9 @@ simulates):
   MIN_CYCLES simulated cycles, every response checked: `cosim.cycles_per_second` (simulated cycles
   per wall second of the traffic loop, Python transfers included), `cosim.fraction_of_raw`,
   `cosim.requests_per_second`, and the wall-time split `cosim.wall_s.*` (build, simulate,
-  python_in_loop, setup, check, stream_generation).
+  python_in_loop, setup, check, stream_generation). On a shared machine wall-clock rates move with
+  the other jobs; `*_cpu_second` rates (CPU time of the simulator process: C++ model and Python)
+  and `fraction_of_raw_cpu` compare the two on the CPU time each actually got.
 Keys without a prefix are for the top with flit links (`cosim.flit_links` = 1); `cosim.message.*`
 repeats them for the message-level top. `cosim.saturation_throughput.<path>`: highest achieved
 throughput of a short load sweep on the flit-link top (fraction of the 64 B/cycle link rate, per
@@ -57,6 +59,10 @@ def speed(links: int, log=print) -> dict[str, float]:
     cps = r.cycles_per_second
     return {"cycles_per_second": cps, "raw_cycles_per_second": raw["cycles_per_second"],
             "fraction_of_raw": cps / raw["cycles_per_second"] if raw["cycles_per_second"] else 0.0,
+            "cycles_per_cpu_second": r.cycles_per_cpu_second,
+            "raw_cycles_per_cpu_second": raw["cycles_per_cpu_second"],
+            "fraction_of_raw_cpu": (r.cycles_per_cpu_second / raw["cycles_per_cpu_second"]
+                                    if raw["cycles_per_cpu_second"] else 0.0),
             "requests_per_second": len(tr) / r.loop_s if r.loop_s else 0.0, "cycles": float(r.cycles),
             "requests": float(len(tr)), "data_errors": float(r.counts.get("errors", len(r.errors))),
             "reads_checked": float(r.counts.get("reads", 0)),

@@ -162,19 +162,26 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
         for old in CACHE.glob(f"{tag}-*"):
             if old.is_dir() and old != bdir:
                 shutil.rmtree(old, ignore_errors=True)
-        shutil.rmtree(bdir, ignore_errors=True)
-        bdir.mkdir(parents=True)
-        log(f"[cosim.build] {tag}: building in {bdir.relative_to(REPO)} (C++ {flags[-1]}; minutes for a large top)")
+        # an interrupted build of the same content resumes at make (its generated C++ is the same)
+        resume = (bdir / "Vtop.mk").exists() and (bdir / ".verilated").exists()
+        if not resume:
+            shutil.rmtree(bdir, ignore_errors=True)
+            bdir.mkdir(parents=True)
+        log(f"[cosim.build] {tag}: {'resuming' if resume else 'building'} in {bdir.relative_to(REPO)} "
+            f"(C++ {flags[-1]}; minutes for a large top)")
         t0 = time.perf_counter()
         logf = bdir / "build.log"
-        with open(logf, "w") as lf:
-            for cmd in (_verilator_cmd(kind, top, params, opt, bdir), make):
+        with open(logf, "a" if resume else "w") as lf:
+            steps = [make] if resume else [_verilator_cmd(kind, top, params, opt, bdir), make]
+            for cmd in steps:
                 lf.write("$ " + " ".join(cmd) + "\n")
                 lf.flush()
                 r = subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
                 if r.returncode != 0:
                     tail = "\n".join(logf.read_text(errors="replace").splitlines()[-25:])
                     raise RuntimeError(f"{tag}: build failed (exit {r.returncode}), log {logf}:\n{tail}")
+                if cmd[0] == "verilator":
+                    (bdir / ".verilated").touch()
         b.seconds = b.build_seconds = time.perf_counter() - t0
         marker.write_text(json.dumps({"seconds": b.seconds, "tag": tag, "hash": digest, "params": params,
                                       "opt": opt, "kind": kind, "main": mh}))

@@ -118,6 +118,7 @@ class RunTimes:
     python_s: float = 0.0           # in-loop Python (bulk transfer, decoding, bookkeeping)
     setup_s: float = 0.0            # reset, switch programming, link training, first fill
     cycles: int = 0                 # cycles of the traffic loop
+    cpu_s: float = 0.0              # CPU time of the simulator process during the traffic loop
 
 
 class Hil:
@@ -250,6 +251,7 @@ class Hil:
         self.dut.run.value = 1
         await self.cycles(1)
         t0 = time.perf_counter()
+        cpu0 = time.process_time()
         self.times.setup_s += t0 - t_setup
         c0 = self._get("now")
         py = 0.0
@@ -279,6 +281,7 @@ class Hil:
         c1 = self._get("now")
         self.dut.run.value = 0
         self.times.loop_s += time.perf_counter() - t0
+        self.times.cpu_s += time.process_time() - cpu0
         self.times.python_s += py
         self.times.cycles += c1 - c0
         out = []

@@ -52,6 +52,7 @@ class RunResult:
     python_s: float
     setup_s: float
     check_s: float
+    cpu_s: float
     counts: dict
     errors: list[str]
     paths: dict[str, dict[str, float]]
@@ -65,6 +66,10 @@ class RunResult:
     @property
     def cycles_per_second(self) -> float:
         return self.cycles / self.loop_s if self.loop_s > 0 else 0.0
+
+    @property
+    def cycles_per_cpu_second(self) -> float:
+        return self.cycles / self.cpu_s if self.cpu_s > 0 else 0.0
 
     @property
     def retries(self) -> int:
@@ -175,7 +180,7 @@ def run_plan(specs: list[RunSpec], links: int = 0, casc_flit: int = 0, opt: str 
             kinds = {KIND_NAMES[k]: int(np.sum(np.concatenate([rec[bb]["kind"] for bb in bridges]) == k))
                      for k in range(8)}
             runs.append(RunResult(sp.name, sp.cfg, rr["cycles"], rr["loop_s"], rr["python_s"], rr["setup_s"],
-                                  time.perf_counter() - t1, {**chk.counts, "line_kinds": kinds},
+                                  time.perf_counter() - t1, rr["cpu_s"], {**chk.counts, "line_kinds": kinds},
                                   rr["errors"] + chk.errors, paths, thr, rr["links"], rr["underrun_cycles"],
                                   rr["harness_stall_cycles"], samples, {bb: rec[bb] for bb in bridges}))
         n, failed = failed_tests(work / "results.xml") if (work / "results.xml").exists() else (0, ["?"])

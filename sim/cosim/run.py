@@ -186,7 +186,8 @@ def reference(args: argparse.Namespace, cfg: CosimCfg) -> int:
 
 def print_run(r, plan) -> None:
     print(f"== {r.name}: {r.counts.get('requests', 0)} requests, {r.cycles} cycles in {r.loop_s:.1f} s "
-          f"({r.cycles_per_second:,.0f} cycles/s; in-loop Python {r.python_s:.1f} s, setup {r.setup_s:.1f} s, "
+          f"({r.cycles_per_second:,.0f} cycles/s, {r.cycles_per_cpu_second:,.0f} per CPU second; "
+          f"in-loop Python {r.python_s:.1f} s, setup {r.setup_s:.1f} s, "
           f"check {r.check_s:.1f} s); build {'cached' if plan.build_cached else f'{plan.build_s:.0f} s'}")
     c = r.counts
     print(f"   data check: {c.get('reads', 0)} reads ({c.get('read_image', 0)} unwritten, {c.get('read_own_latest', 0)} "
@@ -219,7 +220,7 @@ def bulk(args: argparse.Namespace, cfg: CosimCfg) -> int:
     print_run(r, plan)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {"seed": seed, "requests": len(tr), "links": args.links or 0, "cycles": r.cycles,
-               "cycles_per_second": r.cycles_per_second, "requests_per_second": len(tr) / r.loop_s if r.loop_s else 0,
+               "cycles_per_second": r.cycles_per_second, "cycles_per_cpu_second": r.cycles_per_cpu_second, "requests_per_second": len(tr) / r.loop_s if r.loop_s else 0,
                "wall_s": {"build": plan.build_s, "stream_generation": gen_s, "simulate": r.loop_s - r.python_s,
                           "python_in_loop": r.python_s, "setup": r.setup_s, "check": r.check_s,
                           "simulator_process": plan.sim_process_s},

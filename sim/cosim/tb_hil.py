@@ -35,7 +35,7 @@ async def hil_run(dut) -> None:
     for run in plan["runs"]:
         cfg = CosimCfg.from_json(json.dumps(run["cfg"]))
         t0 = time.perf_counter()
-        before = (hil.times.loop_s, hil.times.python_s, hil.times.setup_s, hil.times.cycles)
+        before = (hil.times.loop_s, hil.times.python_s, hil.times.setup_s, hil.times.cycles, hil.times.cpu_s)
         await hil.reset(cfg.t2_lat, cfg.ha_lat, cfg.ready_p, cfg.ber, cfg.ber_links, cfg.mode)
         hil.times.setup_s += time.perf_counter() - t0
         tr = np.load(run["trace"])
@@ -55,6 +55,7 @@ async def hil_run(dut) -> None:
             "name": run["name"], "t_run": t_run, "errors": errs, **extra,
             "cycles": hil.times.cycles - before[3], "loop_s": hil.times.loop_s - before[0],
             "python_s": hil.times.python_s - before[1], "setup_s": hil.times.setup_s - before[2],
+            "cpu_s": hil.times.cpu_s - before[4],
             "underrun_cycles": [s["underrun"] for s in st], "harness_stall_cycles": [s["cap_stall"] for s in st]})
         failures += [f"{run['name']}: {e}" for e in errs]
     out["sim_wall_s"] = time.perf_counter() - t_start
