@@ -38,7 +38,7 @@ MIN_CYCLES = 1_000_000
 SPEED_LOAD = 0.3
 SPEED_REQUESTS = 200_000          # per bridge upper bound; the run stops at MIN_CYCLES worth of stream
 BER = 1e-5
-SWEEP_LOADS = (0.05, 0.2, 0.4, 0.6, 0.8, 1.0)
+SWEEP_LOADS = (0.02, 0.05, 0.1, 0.15, 0.3, 1.0)
 SWEEP_PER_POINT = 1500
 
 
@@ -46,7 +46,7 @@ def speed(links: int, log=print) -> dict[str, float]:
     from sim.cosim.build import raw_speed
     from sim.cosim.hilrun import RunSpec, run_plan
     from sim.cosim.trace import generate
-    params = {"LINKS": links, "MN_AW": 18}
+    params = {"MN_AW": 18, **({"LINKS": 1} if links else {})}      # sp_rack_edge as the co-simulation builds it
     raw = raw_speed(params, RAW_CYCLES, log=log)
     # enough requests for MIN_CYCLES at the offered load (arrivals are open loop)
     n = min(SPEED_REQUESTS, int(MIN_CYCLES * SPEED_LOAD * 1.1) + 1000)

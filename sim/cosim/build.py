@@ -25,6 +25,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import resource
 import shutil
 import subprocess
 import time
@@ -72,17 +73,18 @@ def _versions() -> str:
     return " ".join(out)
 
 
-def source_files() -> list[Path]:
-    """The HDL a build depends on: all of rtl/ (every subdirectory is a module library) and tb/edge."""
+def source_files(kind: str = "cocotb") -> list[Path]:
+    """The HDL a build depends on: all of rtl/ (every subdirectory is a module library), and for the
+    co-simulation top the test-only HDL of tb/edge."""
     files = sorted(p for p in RTL.rglob("*") if p.suffix in (".v", ".vh", ".sv") and p.is_file())
-    return files + sorted(TB_EDGE.glob("*.v"))
+    return files + (sorted(TB_EDGE.glob("*.v")) if kind == "cocotb" else [])
 
 
 def content_hash(kind: str, top: str, params: Mapping[str, int], flags: list[str]) -> str:
     """Hash of the generated model: HDL, parameters, flags, tool versions (names the directory)."""
     h = hashlib.sha256()
     h.update(f"{kind}\n{top}\n{sorted(params.items())}\n{flags}\n{MAKE_VARS}\n{_versions()}\n".encode())
-    for f in source_files():
+    for f in source_files(kind):
         h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
@@ -127,6 +129,22 @@ def _verilator_cmd(kind: str, top: str, params: Mapping[str, int], opt: str, bdi
     return cmd + [str(_top_file(top))]
 
 
+def _sync_generated(gen: Path, bdir: Path) -> int:
+    """Make `bdir`'s generated sources equal to `gen`'s, touching only files whose bytes differ."""
+    new = {p.name for p in gen.iterdir() if p.is_file()}
+    for p in bdir.iterdir():
+        if p.is_file() and p.suffix in (".cpp", ".h", ".mk", ".dat") and p.name not in new:
+            p.unlink()
+    changed = 0
+    for name in sorted(new):
+        src, dst = gen / name, bdir / name
+        if dst.exists() and dst.read_bytes() == src.read_bytes():
+            continue
+        shutil.copyfile(src, dst)
+        changed += 1
+    return changed
+
+
 def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str = "fast",
           name: str | None = None, jobs: int | None = None, log=print) -> Build:
     """Build (or reuse) `top` with `params`; returns where it is and what it cost."""
@@ -159,33 +177,55 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
                 marker.write_text(json.dumps({**info, "main": mh}))
             b.cached = b.seconds == 0.0
             return b
+        # An interrupted build of the same content resumes at make (its generated C++ is the same). An
+        # older build of the same tag is reused incrementally: Verilator regenerates into a scratch
+        # directory and only files whose content changed replace the old ones, so make recompiles
+        # just those (a large top's unchanged module classes keep their objects).
+        resume = (bdir / "Vtop.mk").exists() and (bdir / ".verilated").exists()
+        olds = sorted((o for o in CACHE.glob(f"{tag}-*") if o.is_dir() and o != bdir), key=lambda o: o.stat().st_mtime)
+        if not resume:
+            shutil.rmtree(bdir, ignore_errors=True)
+            if olds and (olds[-1] / "Vtop.mk").exists():
+                olds[-1].rename(bdir)
+                (bdir / ".verilated").unlink(missing_ok=True)
+                (bdir / "build.json").unlink(missing_ok=True)
+            else:
+                bdir.mkdir(parents=True)
         for old in CACHE.glob(f"{tag}-*"):
             if old.is_dir() and old != bdir:
                 shutil.rmtree(old, ignore_errors=True)
-        # an interrupted build of the same content resumes at make (its generated C++ is the same)
-        resume = (bdir / "Vtop.mk").exists() and (bdir / ".verilated").exists()
-        if not resume:
-            shutil.rmtree(bdir, ignore_errors=True)
-            bdir.mkdir(parents=True)
         log(f"[cosim.build] {tag}: {'resuming' if resume else 'building'} in {bdir.relative_to(REPO)} "
             f"(C++ {flags[-1]}; minutes for a large top)")
         t0 = time.perf_counter()
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         logf = bdir / "build.log"
         with open(logf, "a" if resume else "w") as lf:
-            steps = [make] if resume else [_verilator_cmd(kind, top, params, opt, bdir), make]
-            for cmd in steps:
+            if not resume:
+                gen = bdir / ".gen"
+                shutil.rmtree(gen, ignore_errors=True)
+                cmd = _verilator_cmd(kind, top, params, opt, gen)
                 lf.write("$ " + " ".join(cmd) + "\n")
                 lf.flush()
                 r = subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
                 if r.returncode != 0:
                     tail = "\n".join(logf.read_text(errors="replace").splitlines()[-25:])
-                    raise RuntimeError(f"{tag}: build failed (exit {r.returncode}), log {logf}:\n{tail}")
-                if cmd[0] == "verilator":
-                    (bdir / ".verilated").touch()
+                    raise RuntimeError(f"{tag}: Verilator failed (exit {r.returncode}), log {logf}:\n{tail}")
+                changed = _sync_generated(gen, bdir)
+                shutil.rmtree(gen, ignore_errors=True)
+                lf.write(f"# {changed} generated files new or changed\n")
+                (bdir / ".verilated").touch()
+            lf.write("$ " + " ".join(make) + "\n")
+            lf.flush()
+            r = subprocess.run(make, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
+            if r.returncode != 0:
+                tail = "\n".join(logf.read_text(errors="replace").splitlines()[-25:])
+                raise RuntimeError(f"{tag}: build failed (exit {r.returncode}), log {logf}:\n{tail}")
         b.seconds = b.build_seconds = time.perf_counter() - t0
-        marker.write_text(json.dumps({"seconds": b.seconds, "tag": tag, "hash": digest, "params": params,
-                                      "opt": opt, "kind": kind, "main": mh}))
-        log(f"[cosim.build] {tag}: built in {b.seconds:.0f} s")
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+        marker.write_text(json.dumps({"seconds": b.seconds, "cpu_seconds": cpu, "resumed": resume, "tag": tag,
+                                      "hash": digest, "params": params, "opt": opt, "kind": kind, "main": mh}))
+        log(f"[cosim.build] {tag}: built in {b.seconds:.0f} s ({cpu:.0f} s CPU{', resumed' if resume else ''})")
         return b
 
 

@@ -28,7 +28,6 @@ from models.cxl.messages import D2HReqOp, H2DData, H2DReq, H2DRsp
 from models.switch import SwitchConfig
 from sim.cosim.knobs import CosimCfg
 from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
-from tb.switch.regs import COUNTERS, config_writes
 
 DATA_TAG = 0x3C0DE            # sp_mem_node: each 64-bit word of a line = {DATA_TAG, Addr[51:6]}
 KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr", 7: "coh_wr"}
@@ -185,20 +184,12 @@ class EdgeHarness:
         return int(d.cfg_resp.value), int(d.cfg_rdata.value)
 
     async def program(self) -> None:
-        a, bsw = self.switch_configs()
-        for sel, sc in ((0, a), (1, bsw)):
-            if sc is None:
-                continue
-            for w in config_writes(sc, 4):
-                resp, _ = await self.cfg_access(sel, w.addr, w.data)
-                assert resp == 0, f"switch {'AB'[sel]} config write {w.addr:#x} <- {w.data:#x} rejected ({resp})"
+        from sim.cosim.hil import program_switches
+        await program_switches(self.cfg_access, self.cfg.mode, self.win, self.nmn)
 
     async def counters(self, sel: int) -> dict[str, int]:
-        out = {}
-        for k, name in enumerate(COUNTERS):
-            _, v = await self.cfg_access(sel, 0x300 + k, write=False)
-            out[name] = v
-        return out
+        from sim.cosim.hil import read_counters
+        return await read_counters(self.cfg_access, sel)
 
     async def start(self) -> None:
         d = self.dut

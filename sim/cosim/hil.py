@@ -66,6 +66,27 @@ def switch_configs(mode: str, win: Window, nmn: int) -> tuple[SwitchConfig, Swit
     raise ValueError(f"switch mode {mode!r}")
 
 
+async def program_switches(cfg_access, mode: str, win: Window, nmn: int) -> None:
+    """Write the switch register images of `mode` through `cfg_access(sel, addr, data)`."""
+    a, bsw = switch_configs(mode, win, nmn)
+    for sel, sc in ((0, a), (1, bsw)):
+        if sc is None:
+            continue
+        for w in config_writes(sc, 4):              # cxl_switch_core has 4 decoder slots
+            resp, _ = await cfg_access(sel, w.addr, w.data)
+            if resp != 0:
+                raise RuntimeError(f"switch {'AB'[sel]} config write {w.addr:#x} <- {w.data:#x} rejected ({resp})")
+
+
+async def read_counters(cfg_access, sel: int) -> dict[str, int]:
+    """Switch `sel`'s event counters (tb.switch.regs.COUNTERS) through `cfg_access`."""
+    out = {}
+    for k, name in enumerate(COUNTERS):
+        _, v = await cfg_access(sel, 0x300 + k, write=False)
+        out[name] = v
+    return out
+
+
 def encode_rows(recs: np.ndarray, ch: int) -> list[bytes]:
     """uint64 records -> rows of `ch` records (little-endian bytes), the last padded with zeros
     (valid bit 63 clear: the RTL skips padding)."""
@@ -179,21 +200,10 @@ class Hil:
         return int(d.cfg_resp.value), int(d.cfg_rdata.value)
 
     async def program(self, mode: str) -> None:
-        a, bsw = switch_configs(mode, self.win, self.nmn)
-        for sel, sc in ((0, a), (1, bsw)):
-            if sc is None:
-                continue
-            for w in config_writes(sc, 4 if sel == 0 else 3):
-                resp, _ = await self.cfg_access(sel, w.addr, w.data)
-                if resp != 0:
-                    raise RuntimeError(f"switch {'AB'[sel]} config write {w.addr:#x} <- {w.data:#x} rejected ({resp})")
+        await program_switches(self.cfg_access, mode, self.win, self.nmn)
 
     async def counters(self, sel: int) -> dict[str, int]:
-        out = {}
-        for k, name in enumerate(COUNTERS):
-            _, v = await self.cfg_access(sel, 0x300 + k, write=False)
-            out[name] = v
-        return out
+        return await read_counters(self.cfg_access, sel)
 
     async def reset(self, t2_lat: int, ha_lat: int, ready_p: float, ber: float, ber_links: str,
                     mode: str) -> None:

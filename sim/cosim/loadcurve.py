@@ -35,7 +35,7 @@ from sim.cosim.knobs import CosimCfg
 PATHS = ("bridge_hit", "t2_read_1sw", "t2_read_2sw", "coh_read", "posted_write")
 SOURCE = {"bridge_hit": "hit", "t2_read_1sw": "miss", "t2_read_2sw": "miss", "coh_read": "coh_read",
           "posted_write": "write"}
-LOADS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+LOADS = (0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3, 0.5, 1.0)
 PER_POINT = 3000
 KNEE_TPUT = 0.95           # achieved / offered below this: no longer following the load
 KNEE_LAT = 2.0             # p99 above this multiple of the lightest point's p99

@@ -91,7 +91,7 @@ module hil_port #(
     reg [31:0]   underrun, sent;
     wire         of_ready;
     wire         due = ($signed(now - cur_arr) >= 0);
-    assign xl_rx_valid = cur_v && due && of_ready;
+    assign xl_rx_valid = cur_v && due && (beat || of_ready);   // room is needed for the header only
     wire         rx_fire = xl_rx_valid && xl_rx_ready;
     wire         cur_wr = cur[16];
     wire [23:0]  cur_line = cur[40:17];
@@ -173,7 +173,10 @@ module hil_port #(
 
     // ---------------------------------------------------------------- bridge line kinds by seq
     reg [3:0] kind_mem [0:255];
+    wire      rec_take;                               // a record is written: its kind entry is used up
+    wire [7:0] rec_seq8;
     always @(posedge clk) begin
+        if (rec_take) kind_mem[rec_seq8] <= 4'd0;     // so a request without a line shows kind_seen = 0
         if (line_valid) kind_mem[line_seq[7:0]] <= {1'b1, line_kind};
     end
 
@@ -221,6 +224,8 @@ module hil_port #(
     wire         rec_rd_v = tx_fire && in_pkt && xl_tx_last; // last data beat of a read response
     wire [127:0] rec = rec_wr_v ? rec_w : rec_r;
     wire [LCH-1:0] c_col = c_wp[LCH-1:0];
+    assign rec_take = rec_wr_v || rec_rd_v;
+    assign rec_seq8 = in_pkt ? p_seq[7:0] : e_seq[7:0];
 
     always @(posedge clk) begin
         if (rst) begin
@@ -278,4 +283,7 @@ module hil_port #(
 
     assign status = {9'd0, of_cnt, 13'd0, unexpected, extra_seen, 1'b0, cap_stall, underrun, captured, sent,
                      16'(c_cnt), 16'(s_cnt)};
+    // bits that are carried along but not read here
+    wire unused = &{1'b0, addr[63:52], e_addr[63:52], p_seq[31:24], rh[43:18], w0[63:56], line_seq[15:8],
+                    cur[63:41], cur[15:0]};
 endmodule

@@ -6,7 +6,9 @@
 //
 // Timing for the testbench: the clock rises at k + 0.5 ns, so at an integer time k the outputs are
 // settled after the rising edge of cycle k and inputs written then are sampled at the next one.
-// `now` counts rising edges since reset; `t_run` latches `now` when `run` rises.
+// `now` counts rising edges since reset; `t_run` latches `now` at the rising edge that first sees
+// `run`, and the ports start one cycle later (they see `run` delayed), so every arrival time is
+// t_run + the sum of the gaps, as the testbench computes it.
 //
 // status (per bridge b, 192 bits at b*192; see hil_port) followed by {links_fatal, links_up}.
 module sp_edge_hil #(
@@ -64,7 +66,8 @@ module sp_edge_hil #(
     localparam [63:0] HPA_BASE = 64'h40_0000_0000;
     localparam integer NPEER = 2;
 
-    reg clk = 1'b0;
+    reg clk;
+    initial clk = 1'b0;
     always #0.5 clk = ~clk;
 
     reg run_q;
@@ -100,7 +103,7 @@ module sp_edge_hil #(
         for (gb = 0; gb < NBR; gb = gb + 1) begin : g_port
             hil_port #(.B(gb), .FLAVOR(gb), .WIN_BASE(WIN_BASE), .HPA_BASE(HPA_BASE), .CH(CH), .SAW(SAW),
                        .CAW(CAW)) u_port (
-                .clk(clk), .rst(rst[0]), .run(run[0]), .now(now), .t_run(t_run), .ready_thr(ready_thr),
+                .clk(clk), .rst(rst[0]), .run(run_q), .now(now), .t_run(t_run), .ready_thr(ready_thr),
                 .stim_wvalid(stim_wvalid[gb]), .stim_wdata(stim_wdata[gb*CH*64 +: CH*64]),
                 .stim_more(stim_more[gb]), .cap_take(cap_take[gb]), .cap_win(cap_win[gb*CH*128 +: CH*128]),
                 .cap_off(cap_pos[gb*32 +: 16]), .cap_n(cap_pos[gb*32 + 16 +: 16]),
