@@ -89,3 +89,15 @@ waves: $(STAMP)
 clean:
 	rm -rf sim_build $(RESULTS) .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
+
+# results/report.html: the browser report over everything in results/ (sim.report.run writes it at the
+# end of make sim; this rebuilds it, e.g. after make coverage or make soak).
+.PHONY: report check-chromium
+## rebuild results/report.html (self-contained browser report) from what results/ holds
+report: $(STAMP)
+	@$(VPY) -m sim.report.html --results $(RESULTS)
+
+# make test renders that page in headless Chromium (tests/test_report_html.py).
+test: check-chromium
+check-chromium:
+	@command -v $${CHROMIUM:-chromium} >/dev/null || { echo "error: chromium is missing: make test renders the HTML report in it (apt-get install chromium)"; exit 1; }

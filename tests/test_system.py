@@ -15,11 +15,13 @@ from sim.config.build import HARDWARE_SECTIONS, SYSTEM_SECTIONS, WORKLOAD_YAML, 
 from sim.config.schema import Layout, ModelShape, Offload, Workload
 from sim.system import bench, build_config, speedups
 from sim.system.collectives import Level, collective, p2p, ring, torus, tree
+from sim.system.gemm import gemm_time, shape_efficiency, wave_efficiency
 from sim.system.latency import compute_paths, cxl_data_efficiency
 from sim.system.memory import footprint
 from sim.system.model import run_system, run_tiering
-from sim.system.training import evaluate, iteration_time, layer_time, networks, placement
-from sim.traffic.llm import (layer_ops, model_flops_per_iteration, narayanan_flops, recompute_flops_per_iteration,
+from sim.system.training import (evaluate, hidden_cost, iteration_time, layer_time, networks, placement,
+                                 tp_layer_time)
+from sim.traffic.llm import (Gemm, layer_ops, model_flops_per_iteration, narayanan_flops, recompute_flops_per_iteration,
                              stage_params)
 
 
@@ -71,6 +73,9 @@ def test_unknown_preset_and_section():
     ("workload.models.gpt3_175b.layout.recompute=half", r"recompute: expected one of none, selective, full"),
     ("workload.models.gpt3_175b.layout.micro_batch=7", r"global_batch: 1536 is not a multiple of dp x micro_batch"),
     ("tiering.sweep.points=2", r"tiering\.sweep\.points: expected an integer >= 3"),
+    ("accelerator.gemm_units=-1", r"accelerator\.gemm_units: expected an integer >= 0"),
+    ("workload.models.llama3_405b.layout.interleave=9", r"llama3_405b\.layout\.interleave: 9 virtual stages need pp > 1 "
+     r"and at least pp x interleave - 2 = 142 layers \(model has 126\)"),
 ])
 def test_out_of_domain_values_are_one_line_errors(item, match):
     with pytest.raises(ConfigError, match=match) as exc:
@@ -144,6 +149,41 @@ def test_paths_by_hand(base):
 
 UP = Level(busbw=200e9, base=8e-6, step=3e-6, p2p_bw=240e9)
 OUT = Level(busbw=24e9, base=8e-6, step=14e-6, p2p_bw=24e9)
+
+
+def test_wave_quantization_by_hand():
+    """Tile and wave quantization (NVIDIA Matrix Multiplication Background guide §3) by hand."""
+    a100 = load_config("a100_80gb", workload_file=None, tiering_file=None, cases_file=None).hardware
+    acc = a100.accelerator
+    assert (acc.gemm_units, acc.gemm_tile_m, acc.gemm_tile_n) == (108, 256, 128)
+    # GPT-3 175B qkv under TP 8: 2048 x 4608 = 8 x 36 = 288 tiles of 256x128 -> 3 waves of 108
+    assert wave_efficiency(2048, 4608, 1, 108, 256, 128) == pytest.approx(288 / 324)
+    # the guide's example: 109 tiles need two waves; a 257-row output needs two 256-row tiles
+    assert wave_efficiency(256, 128, 109, 108, 256, 128) == pytest.approx(109 / 216)
+    assert wave_efficiency(257, 128 * 108, 1, 108, 256, 128) == pytest.approx(257 / 512)
+    # the better tile orientation is taken: 128 x 27648 is 108 tiles of 128x256 (one full wave) but
+    # 216 half-empty tiles of 256x128
+    assert wave_efficiency(128, 27648, 1, 108, 256, 128) == pytest.approx(1.0)
+    # the MAMF measurement's own shape (1024 x 10240: 320 tiles in 3 waves) scales the measured rate
+    ref = 320 / 324
+    assert shape_efficiency(acc, 2048, 4608) == pytest.approx(0.869 * (288 / 324) / ref)
+    assert shape_efficiency(acc, 6912, 16384) == pytest.approx(0.869 / ref)      # 3456 tiles = 32 full waves
+    g = Gemm("qkv", 2048, 4608, 12288)
+    assert gemm_time(g, a100) == pytest.approx(g.flops / (312e12 * 0.869 * (288 / 324) / ref))
+    # backward products: dA (2048 x 12288, inner 4608) and dB (12288 x 4608, inner 2048), same FLOPs
+    dg, wg = g.grads()
+    assert (dg.m, dg.n, dg.k, wg.m, wg.n, wg.k) == (2048, 12288, 4608, 12288, 4608, 2048)
+    assert dg.flops == wg.flops == g.flops
+    assert shape_efficiency(acc, wg.m, wg.n) == pytest.approx(0.869 / ref)         # 48 x 36 = 16 full waves
+    # H100: 128x256 tiles on 132 SMs; its MAMF shape 2048 x 2048 is 128 tiles in one wave
+    h100 = load_config("h100_80gb", workload_file=None, tiering_file=None, cases_file=None).hardware.accelerator
+    assert shape_efficiency(h100, 2048, 2048) == pytest.approx(0.803)
+    # without a wave model (gemm_units 0) every shape runs at the measured fraction
+    flat = dataclasses.replace(acc, gemm_units=0)
+    assert shape_efficiency(flat, 2048, 4608) == shape_efficiency(flat, 100, 100) == 0.869
+    # efficiency never exceeds the peak, and more waves of the same tail never help
+    assert shape_efficiency(dataclasses.replace(acc, gemm_efficiency=1.0), 6912, 16384) == 1.0
+    assert all(wave_efficiency(2048, n, 1, 108, 256, 128) <= 1.0 for n in range(128, 20000, 128))
 
 
 def test_collectives_by_hand():
@@ -234,7 +274,14 @@ def test_iteration_time_by_hand():
     ops = layer_ops(w)
     net = networks(a100)["baseline"]
     lt = layer_time(w, ops, hw, placement(w, 8), net)
-    gemm = lambda g: max(g.flops / (312e12 * 0.869), g.bytes / (2039e9 * 0.88))
+    # forward GEMMs (M x N output) by hand: 256x128 tiles, waves of 108, relative to the MAMF shape's
+    # 320 tiles in 3 waves; qkv 2048x1536: 96 tiles, 1 wave; proj / mlp_out 2048x4096: 256 tiles, 3
+    # waves; mlp_in 2048x2048: 128 tiles, 2 waves; scores 4 x 2048x2048: 512 tiles, 5 waves; context
+    # 4 x 2048x128: 32 tiles, 1 wave
+    ref = 320 / 324
+    eff = {"qkv": 96 / 108, "proj": 256 / 324, "mlp_in": 128 / 216, "mlp_out": 256 / 324, "score": 512 / 540,
+           "context": 32 / 108}
+    gemm = lambda g: max(g.flops / (312e12 * 0.869 * eff[g.name] / ref), g.bytes / (2039e9 * 0.88))
     assert lt.fwd == pytest.approx(sum(gemm(g) for g in ops.gemms + ops.core_gemms)
                                    + (ops.core_bytes + ops.elementwise_bytes) / (2039e9 * 0.88))
     tp_one = min(ring("all_reduce", 2 * 2048 * 4096, 8, net.up), tree("all_reduce", 2 * 2048 * 4096, 8, net.up))
@@ -245,6 +292,107 @@ def test_iteration_time_by_hand():
     assert it.mfu == pytest.approx(model_flops_per_iteration(w) / (it.total * 8 * 312e12))
     assert it.hfu / it.mfu == pytest.approx(1 + recompute_flops_per_iteration(w) / model_flops_per_iteration(w))
     assert it.tokens_per_s == pytest.approx(4 * 2048 / it.total)
+
+
+def _with(w: Workload, **lay) -> Workload:
+    return dataclasses.replace(w, layout=dataclasses.replace(w.layout, **lay))
+
+
+def test_tensor_parallel_overlap_by_hand():
+    """Megatron-LM's backward TP collectives: exposed (2021) or under the weight/data-gradient GEMMs
+    of the column-parallel layers (2022 on); sequence parallelism re-gathers the stored input shard."""
+    a100 = load_config("a100_80gb", workload_file=None, tiering_file=None, cases_file=None)
+    hw, net = a100.hardware, networks(a100)["baseline"]
+    w = _gpt(layers=4, h=4096, a=32, s=2048, tp=8, micro_batch=1, global_batch=4, recompute="none")
+    pl = placement(w, 8)
+    v = 2 * 2048 * 4096
+    ar = collective("all_reduce", v, 8, 1, net.up, net.out)
+    ag = collective("all_gather", v, 8, 1, net.up, net.out)
+    rs = collective("reduce_scatter", v, 8, 1, net.up, net.out)
+    ops = layer_ops(w)
+    col = [g for g in ops.gemms if g.name in ("qkv", "mlp_in")]
+    dgrad = [gemm_time(g.grads()[0], hw) for g in col]
+    wgrad = [gemm_time(g.grads()[1], hw) for g in col]
+    # a hidden collective sticks out past its GEMM, or slows it by the 24 of 108 SMs NCCL holds
+    assert hw.scaleup.collective_units == 24 and hw.accelerator.gemm_units == 108
+    under = lambda c, g: max(c - g, 24 / 108 * c)
+    assert hidden_cost(1.0, 3.0, hw) == pytest.approx(24 / 108) and hidden_cost(3.0, 1.0, hw) == pytest.approx(2.0)
+    assert tp_layer_time(w, ops, hw, pl, net) == pytest.approx((2 * ar, 2 * ar))
+    over = _with(w, tp_overlap=True)
+    assert tp_layer_time(over, layer_ops(over), hw, pl, net) == pytest.approx(
+        (2 * ar, sum(under(ar, t) for t in wgrad)))
+    sp = _with(w, sp=True)
+    assert tp_layer_time(sp, layer_ops(sp), hw, pl, net) == pytest.approx((2 * ar, 2 * (ar + ag)))
+    spo = _with(w, sp=True, tp_overlap=True)
+    assert tp_layer_time(spo, layer_ops(spo), hw, pl, net) == pytest.approx(
+        (2 * ar, sum(ag + under(ag, d) + under(rs, g) for d, g in zip(dgrad, wgrad))))
+    assert ar > wgrad[0] / 10                    # the case is not trivially hidden
+    # overlapping never makes an iteration slower
+    for lay in ({}, {"sp": True}):
+        slow = iteration_time(_with(w, **lay), a100)
+        fast = iteration_time(_with(w, tp_overlap=True, **lay), a100)
+        assert fast.tp < slow.tp and fast.total < slow.total
+
+
+def test_gradient_precision_fusion_and_dp_overlap():
+    """Gradient buffer type (fp32 main_grad or the 16-bit parameter type), fused accumulation into
+    the buffer, and a data-parallel reduction that overlaps the last backward or starts after it."""
+    a100 = load_config("a100_80gb", workload_file=None, tiering_file=None, cases_file=None)
+    hbm = a100.hardware.hbm_bytes_s
+    w = _gpt(layers=8, h=4096, a=32, s=2048, tp=8, pp=2, dp=4, micro_batch=1, global_batch=32, recompute="full")
+    net, pl = networks(a100)["baseline"], placement(w, 8)
+    p = stage_params(w)
+    fp32, fp16 = iteration_time(w, a100), iteration_time(_with(w, grad_dtype="fp16"), a100)
+    assert fp16.memory.gradients == pytest.approx(fp32.memory.gradients / 2) == pytest.approx(2 * p)
+    red = lambda nbytes: collective("all_reduce", nbytes, pl.dp_per_domain, pl.dp_domains, net.up, net.out)
+    assert fp32.dp_total == pytest.approx(red(4 * p)) and fp16.dp_total == pytest.approx(red(2 * p))
+    # accumulation pass per extra micro-batch: 10 B/param (fp32 sum), 6 B (16-bit in place), none fused
+    ops = layer_ops(w)
+    lt = lambda x: layer_time(x, layer_ops(x), a100.hardware, pl, net).grad_acc
+    assert lt(w) == pytest.approx(10 * ops.params / hbm)
+    assert lt(_with(w, grad_dtype="bf16")) == pytest.approx(6 * ops.params / hbm)
+    assert lt(_with(w, grad_acc_fusion=True)) == 0.0
+    assert iteration_time(_with(w, grad_acc_fusion=True), a100).computation < fp32.computation
+    # without overlap the whole reduction is exposed; with it, at most that
+    late = iteration_time(_with(w, dp_overlap=False), a100)
+    assert late.dp_exposed == pytest.approx(late.dp_total) == pytest.approx(fp32.dp_total)
+    assert fp32.dp_exposed < late.dp_exposed and fp32.total < late.total
+
+
+def test_activation_memory_matches_korthikanti_figure1():
+    """First-stage activation memory of the four models of Korthikanti et al. 2022 (Figure 1, without
+    recomputation and with sequence parallelism + selective recomputation; GiB per GPU as transcribed
+    in calculon-ai/calculon calculon/llm/validation.py, layouts of its validation/seqsel/fig1), within
+    10 % (the model adds one layer's working set)."""
+    a100 = load_config("a100_80gb", workload_file=None, tiering_file=None, cases_file=None).hardware
+    figure1 = {(48, 6144, 64, 4, 1, 1, 4): (59.25, 9.5625), (96, 12288, 96, 64, 8, 3, 1): (66.84375, 12.3515625),
+               (105, 20480, 128, 280, 35, 3, 1): (114.0234375, 23.076171875),
+               (128, 25600, 160, 512, 64, 1, 1): (131.25, 26.5625)}
+    for (layers, h, a, batch, pp, v, mb), (none, seqsel) in figure1.items():
+        w = _gpt(layers=layers, h=h, a=a, s=2048, tp=8, pp=pp, micro_batch=mb, global_batch=batch, interleave=v)
+        f0 = footprint(_with(w, recompute="none"), a100)
+        f1 = footprint(_with(w, recompute="selective", sp=True), a100)
+        assert f0.activations / 2 ** 30 == pytest.approx(none, rel=0.10), (layers, "none")
+        assert f1.activations / 2 ** 30 == pytest.approx(seqsel, rel=0.10), (layers, "seqsel")
+
+
+def test_software_stack_fields_have_domains():
+    base = dict(tp=1, pp=1, dp=1, micro_batch=1, global_batch=1, recompute="none", zero_stage=0)
+    for bad, match in (({"grad_dtype": "fp8"}, "grad_dtype: expected one of fp32, fp16, bf16"),
+                       ({"dp_overlap": 1}, "dp_overlap: expected"), ({"tp_overlap": "yes"}, "tp_overlap: expected"),
+                       ({"zero3_live_params": -1.0}, "zero3_live_params: expected a number >= 0")):
+        with pytest.raises(ConfigError, match=match):
+            Layout(**base, **bad)
+
+
+def test_zero3_live_parameters_cap():
+    a100 = load_config("a100_80gb", workload_file=None, tiering_file=None, cases_file=None).hardware
+    w = _gpt(layers=8, h=8192, a=64, dp=8, global_batch=8, zero_stage=3, recompute="full")
+    per_layer = layer_ops(w).params
+    two = footprint(w, a100)
+    capped = footprint(_with(w, zero3_live_params=1e8), a100)
+    assert per_layer > 1e8
+    assert two.buffers - capped.buffers == pytest.approx(2 * (2 * per_layer - 1e8))
 
 
 def test_breakdown_sums_and_tp_unchanged(base):

@@ -24,6 +24,13 @@ class Accelerator(Checked):
     gemm_efficiency: float = param(FRACTION, doc="achievable fraction of peak on large GEMMs (measured)")
     hbm_efficiency: float = param(FRACTION, doc="achievable fraction of HBM bandwidth (measured)")
     per_domain: int = param(COUNT, unit="accelerators", doc="accelerators per scale-up domain (NVLink node/rack)")
+    gemm_units: int = param(COUNT0, 0, unit="tiles", doc="GEMM tiles running at once (SMs x blocks per SM); "
+                            "0 = no tile/wave quantization model")
+    gemm_tile_m: int = param(COUNT, 256, unit="elements", doc="GEMM thread-block tile rows")
+    gemm_tile_n: int = param(COUNT, 128, unit="elements", doc="GEMM thread-block tile columns")
+    gemm_ref_m: int = param(COUNT0, 0, unit="elements", doc="output rows of the shape gemm_efficiency was measured "
+                            "on (0 = no reference shape)")
+    gemm_ref_n: int = param(COUNT0, 0, unit="elements", doc="output columns of that shape")
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,8 @@ class ScaleUp(Checked):
     step_us: float = param(NONNEG, unit="us", doc="latency of one algorithm step")
     torus_dims: int = param(COUNT, unit="dims", doc="torus dimensions (1 for a switched domain)")
     torus_dim_size: int = param(COUNT, unit="accelerators", doc="accelerators along one torus dimension")
+    collective_units: int = param(COUNT0, 0, unit="SMs", doc="compute units a collective on this level occupies "
+                                  "while it runs (NCCL: one thread block per channel); 0 = none")
 
 
 @dataclass(frozen=True)
@@ -182,6 +191,7 @@ class SystemParams:
 
 RECOMPUTE = ("none", "selective", "full")
 ATTENTION = ("materialized", "fused")
+GRAD_DTYPES = ("fp32", "fp16", "bf16")
 
 
 @dataclass(frozen=True)
@@ -247,6 +257,16 @@ class Layout(Checked):
     sp: bool = param(BOOL, False, doc="Megatron sequence parallelism")
     interleave: int = param(COUNT, 1, doc="virtual pipeline stages per device")
     attention: str = param(one_of(*ATTENTION), "materialized", doc="score matrix in HBM, or a fused kernel")
+    grad_dtype: str = param(one_of(*GRAD_DTYPES), "fp32", doc="gradient accumulation and data-parallel reduction: "
+                            "fp32 main gradients, or the 16-bit parameter type (Megatron-LM 2021 fp16 default)")
+    grad_acc_fusion: bool = param(BOOL, False, doc="weight-gradient GEMMs accumulate into the fp32 gradient buffer: no "
+                                  "separate accumulation pass (Megatron-LM gradient_accumulation_fusion, February 2022 on)")
+    zero3_live_params: float = param(NONNEG, 0.0, unit="parameters", doc="ZeRO-3: gathered parameters kept at once "
+                                     "(DeepSpeed stage3_max_live_parameters); 0 = the current and the prefetched layer")
+    dp_overlap: bool = param(BOOL, True, doc="data-parallel gradient reduction overlaps the last micro-batch's "
+                             "backward (false: starts after the whole backward, Megatron-LM 2021 / DeepSpeed pipeline)")
+    tp_overlap: bool = param(BOOL, False, doc="backward tensor-parallel collectives of column-parallel layers overlap "
+                             "their weight-gradient GEMMs (Megatron-LM from September 2021)")
     offload: Offload = field(default_factory=Offload)
 
     @property
@@ -278,9 +298,11 @@ def check_workload(w: Workload, where: str) -> None:
                           f"= {l.dp * l.micro_batch}")
     if l.pp > m.layers:
         raise ConfigError(f"{where}.layout.pp: more pipeline stages ({l.pp}) than layers ({m.layers})")
-    if l.interleave > 1 and (l.pp == 1 or l.pp * l.interleave > m.layers):
+    # every model chunk holds a layer, except that the first and the last may hold only the embedding
+    # and the output layer (Llama 3 §3.3.2)
+    if l.interleave > 1 and (l.pp == 1 or l.pp * l.interleave > m.layers + 2):
         raise ConfigError(f"{where}.layout.interleave: {l.interleave} virtual stages need pp > 1 and at least "
-                          f"pp x interleave = {l.pp * l.interleave} layers (model has {m.layers})")
+                          f"pp x interleave - 2 = {l.pp * l.interleave - 2} layers (model has {m.layers})")
     if m.heads % l.tp:
         raise ConfigError(f"{where}.layout.tp: heads ({m.heads}) not divisible by tp ({l.tp})")
     if m.ffn % l.tp:
@@ -337,7 +359,7 @@ def section_fields(cls: type) -> list[str]:
     return [f.name for f in fields(cls)]
 
 
-__all__ = ["ATTENTION", "Accelerator", "CxlParams", "Ddr5Timing", "FabricParams", "HARDWARE_SECTIONS", "Hardware",
+__all__ = ["ATTENTION", "Accelerator", "GRAD_DTYPES", "CxlParams", "Ddr5Timing", "FabricParams", "HARDWARE_SECTIONS", "Hardware",
            "HbmTiming", "Host", "IbParams", "Layout", "ModelShape", "NvLinkParams", "Offload", "RECOMPUTE",
            "SYSTEM_SECTIONS", "ScaleOut", "ScaleUp", "SystemParams", "TIERING_PATTERNS", "TieringSpec",
            "TopologyParams", "UaLinkParams", "Workload", "build_tiering", "build_workload", "check_workload"]

@@ -21,7 +21,8 @@ import yaml
 from sim.config.build import CASES_YAML, DEFAULT_HARDWARE, TIERING_YAML, WORKLOAD_YAML, Config, hardware_names
 from sim.config.domains import ConfigError
 from sim.report import plots
-from sim.report.score import COLUMNS, Row, headline_values, score
+from sim.report.names import SHORT, legend_names, origin, system_names
+from sim.report.score import COLUMNS, RATIO_DEFINITION, Row, headline_values, score
 from sim.report.sensitivity import Swing, envelope, movers, sensitivity
 from sim.report.targets import Rules, load_rules, load_targets, targets_path
 from sim.system.cases import CasePaths, CaseResult, build_case_config, run_cases
@@ -78,6 +79,7 @@ def write_inputs(cfg: Config, args: argparse.Namespace, tpath: Path, measured_pa
         "command": "python -m sim.report.run " + " ".join(sys.argv[1:]),
         "notes": cfg.notes,
         "hardware": cfg.hardware_name,
+        "systems": system_names(cfg),
         "targets_file": {"path": str(tpath), "sha256": hashlib.sha256(tpath.read_bytes()).hexdigest()},
         "workload_file": str(args.workload), "tiering_file": str(args.tiering), "cases_file": str(args.cases),
         "latencies_from": str(measured_path) if measured_path else None,
@@ -96,7 +98,7 @@ def breakdown_rows(res: SystemResult) -> list[list[str]]:
     for w in res.workloads:
         for s in SYSTEMS:
             it = res.training[w.key][s]
-            out.append([w.display, s, _f(it.total), _f(it.tokens_per_s, ".4g"), _f(it.tflops_per_accelerator, ".1f"),
+            out.append([w.display, SHORT[s], _f(it.total), _f(it.tokens_per_s, ".4g"), _f(it.tflops_per_accelerator, ".1f"),
                         _f(it.mfu), _f(it.hfu), _f(it.computation), _f(it.tp), _f(it.pp), _f(it.dp_exposed),
                         _f(it.offload_exposed), _f(it.bubble), _f(it.dp_total), _f(it.inter_cluster_comm),
                         f"{it.memory.total / 1e9:.1f}", "yes" if it.fits else "no: " + it.memory.why_not()])
@@ -184,7 +186,16 @@ def main(argv: list[str] | None = None) -> int:
     if vrows:
         write_csv(vrows, out / "validation.csv")
         write_csv(hrows, out / "validation_holdout.csv")
-    figs = [plots.plot_speedup(res, out), plots.plot_breakdown(res, out), plots.plot_tiering(res, out),
+    names = legend_names(cfg)
+    by_id = {r.id: r for r in rows}
+    marks = [(f"paper: {what} {r.paper} ({r.id})", plots.paper_number(r.paper))
+             for what, r in (("mean", by_id.get("SP-TRAIN-AVG")), ("best model", by_id.get("SP-TRAIN-MAX")))
+             if r is not None and plots.paper_number(r.paper) is not None]
+    avg = by_id.get("SP-TRAIN-AVG")
+    figs = [plots.plot_speedup(res, out, names, marks,
+                               (avg.range_lo, avg.range_hi) if avg is not None and avg.range_lo is not None else None),
+            plots.plot_breakdown(res, out, names, SHORT),
+            plots.plot_tiering(res, out, names, cfg.hardware.accelerator.hbm_gb, cfg.hardware.accelerator.per_domain),
             plots.plot_cases(cases, case_paths, rows, out)]
     if swings:
         figs.append(plots.plot_tornado(swings, base, [r for r in rows if r.id in head_ids], out))
@@ -204,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     if vrows:
         print(f"\nvalidation ({args.runs.name}): {validation_summary(vrows)}")
         print(f"held-out ({args.holdout.name}): {validation_summary(hrows)}")
-    print(f"\nwrote {out}/scoreboard.csv, report.md, inputs.yaml ({time.perf_counter() - t0:.1f} s)")
+    from sim.report import html               # the browser page over everything in --out
+    html.write(out)
+    print(f"\nwrote {out}/scoreboard.csv, report.md, report.html, inputs.yaml ({time.perf_counter() - t0:.1f} s)")
     return 0
 
 
@@ -237,7 +250,8 @@ def case_section(rows: list[Row], cases: list[CaseResult], cp: CasePaths, fig: s
     return lines
 
 
-def sensitivity_section(rows: list[Row], swings: list[Swing], base: dict[str, float | None], fig: str | None) -> list[str]:
+def sensitivity_section(rows: list[Row], swings: list[Swing], base: dict[str, float | None], fig: str | None,
+                        pattern: str = "zipf") -> list[str]:
     lines = ["## Sensitivity of the headline rows (targets.md: setup details the paper leaves open)", "",
              "Every parameter whose input leaf carries a plausible `range` (with `range_source`) is moved to each end "
              "of it, one at a time; a row's `range low` / `range high` in the scoreboard is the envelope. The verdict "
@@ -265,16 +279,34 @@ def sensitivity_section(rows: list[Row], swings: list[Swing], base: dict[str, fl
               "each way without bridges. A CXL parameter therefore lengthens both remote paths, and the ratio of "
               "the mean latencies moves by which side it weighs on more: accelerator clusters place data "
               "statically, so a share 1 - C_rack/W of their accesses goes remote, while ScalePool's coherent hot-line "
-              "placement sends only the accesses beyond the hottest C_rack bytes (1 - CDF(C_rack)) to tier 2. With "
-              "the skewed (zipf) scored pattern accelerator clusters go remote more often, so an equal added "
-              "latency usually raises the ratio; a parameter that only one path uses (bridges: accelerator "
-              "clusters; tier-2 hops: ScalePool) moves it away from that side. Measured here:", ""]
+              "placement sends only the accesses beyond the hottest C_rack bytes (1 - CDF(C_rack)) to tier 2. "
+              + (f"With the skewed ({pattern}) scored pattern accelerator clusters go remote more often, so an equal "
+                 "added latency usually raises the ratio" if pattern == "zipf" else
+                 f"This run scores the {pattern} pattern, which has no hot lines to place, so which way an equal "
+                 "added latency moves the ratio is read from the measurements below")
+              + "; a parameter that only one path uses (bridges: accelerator clusters; tier-2 hops: ScalePool) moves "
+              "it away from that side. Measured here:", ""]
     for s in acc:
         a, b = s.at_lo["SP-TIER2-ACC"], s.at_hi["SP-TIER2-ACC"]
         way = "falls" if b < a - 1e-9 else "rises" if b > a + 1e-9 else "does not move"
         lines.append(f"- `{s.key}` {_g(s.lo)} -> {_g(s.hi)}: SP-TIER2-ACC {a:.3g} -> {b:.3g} ({way})")
     lines.append("")
     return lines
+
+
+def limitations_of_this_run(cfg: Config) -> list[str]:
+    """Limitations whose truth depends on this run's inputs, stated only where they hold."""
+    out = []
+    if getattr(cfg, "load_curves", None) is None:
+        out.append("- Unloaded latencies; no queuing or contention (offload and DP traffic share the CXL port in "
+                   "reality).")
+    zero = [k for k in ("fabric.onchip_ns", "ddr5.controller_ns") if not cfg.get(k)]
+    if zero:
+        out.append(f"- {' and '.join(f'`{k}`' for k in zero)} = 0 (no source): GPU/CPU on-chip paths are left out, "
+                   "so latency ratios are upper bounds and CAL-LOCAL-DRAM / CAL-CXL-ASIC land low.")
+    proxies = [f"`{k}` ({origin(cfg, k)})" for k in ("nvlink.switch_ns", "ualink.switch_ns")]
+    out.append("- Switch latencies standing in for NVSwitch and UALink switches: " + "; ".join(proxies) + ".")
+    return out
 
 
 def _g(x) -> str:
@@ -327,16 +359,21 @@ def write_report(out: Path, rows: list[Row], res: SystemResult, cfg: Config, swi
         f"Hardware preset `{cfg.hardware_name}` ({cfg.hardware.accelerator.name}); {n} LLM workloads. Targets parsed "
         f"from `{tpath}`; verdict rules read from it: {rules.describe()}.",
         "Targets are never inputs: every parameter is listed with its source in `inputs.yaml`.", "",
-        "## Scoreboard", "", md_table([r.cells() for r in rows], list(COLUMNS)), "",
+        "## Scoreboard", "", RATIO_DEFINITION, "", md_table([r.cells() for r in rows], list(COLUMNS)), "",
+        "Systems: " + "; ".join(f"{SHORT[k]} = {v}" for k, v in system_names(cfg).items()) + ".", "",
     ]
     if swings:
-        lines += sensitivity_section([r for r in rows if r.section == HEADLINE_SECTION], swings, base, figname("tornado"))
+        lines += sensitivity_section([r for r in rows if r.section == HEADLINE_SECTION], swings, base, figname("tornado"),
+                                     res.tiering.scored_pattern)
     if vrows:
         lines += validation_section(vrows, hrows or [], args.runs if args else Path("runs"),
                                     args.holdout if args else Path("holdout"), figname("validation"))
     lines += [
         "## Inputs", "",
-        f"- Fabric latencies: {'measured on RTL from `' + str(lat_path) + '`' if lat_path else 'cited parameters (no co-simulation results yet; `--latencies-from results/cosim/latency.json` replaces them)'}.",
+        "- Fabric latencies: " + (f"measured on RTL from `{lat_path}` ({', '.join(sorted(cfg.measured.hops))})"
+                                   if lat_path and cfg.measured is not None else
+                                   f"cited parameters: this run read no co-simulation latency file (none at "
+                                   f"`{out / 'cosim' / 'latency.json'}`; `make sim` writes it, or pass `--latencies-from FILE`)") + ".",
         "- Full resolved configuration with sources: `inputs.yaml` (reproduce with `--config inputs.yaml`).",
         f"- Overrides in this run: {len(overrides)}" + ("" if not overrides else ": " + "; ".join(f"`{k}`={v}" for k, v, _ in overrides)),
         "- Parameters with a plausible range (sensitivity):", "",
@@ -362,10 +399,7 @@ def write_report(out: Path, rows: list[Row], res: SystemResult, cfg: Config, swi
               "- Training: no kernel-launch or framework overheads, no straggler or failure time; collectives run at "
               "measured nccl-tests bus bandwidth, compute at the measured maximum achievable matmul rate (optimistic "
               "for older software stacks, see the validation); context and expert parallelism are not modelled.",
-              "- Unloaded latencies; no queuing or contention (offload and DP traffic share the CXL port in reality).",
-              "- GPU/CPU on-chip paths are excluded (no source), so latency ratios are upper bounds and "
-              "CAL-LOCAL-DRAM / CAL-CXL-ASIC land low.",
-              "- NVSwitch and UALink switch latencies use the CXL-DMSim switch figure as a proxy.",
+              *limitations_of_this_run(cfg),
               "- Layouts the papers do not publish (Gopher degrees; micro-batches) are marked [A] in the workload file.",
               "- Case studies: the report gives almost no sizes, so most case rows are intervals or not derivable; the "
               "prototype's own link widths and switch count are unknown, so its paths use this system's CXL and IB "

@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from sim.config.build import Config
+from sim.report.names import SHORT, measured_by_rtl, origin
 from sim.report.targets import CASE_SECTION, Rules, Spec, Target, load_rules, parse_values
 from sim.system.cases import CaseResult, CaseValue, run_cases
 from sim.system.model import SystemResult, speedups
@@ -15,6 +16,9 @@ from sim.system.training import cxl_bandwidth, scaleout_level
 from sim.traffic.cases import TIME_SUFFIX
 
 COLUMNS = ("id", "what", "paper value", "our value", "unit", "ratio", "verdict", "note", "range low", "range high")
+RATIO_DEFINITION = ("ratio = our value / the paper's value, each taken at its point nearest the other where it is an "
+                    "interval (a range, a bound, or our interval over inputs the paper leaves open), so 1.00 means "
+                    "they meet; empty where the paper gives no number.")
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ def our_values(res: SystemResult, cfg: Config) -> dict[str, Callable[[], Ours]]:
     tr = res.training
     sysp = cfg.system
     n_models = len(sp)
+    disp = {w.key: w.display for w in res.workloads}
     comm = {k: v["baseline"].inter_cluster_comm / v["scalepool"].inter_cluster_comm for k, v in tr.items()
             if v["scalepool"].inter_cluster_comm > 1e-9 and v["baseline"].inter_cluster_comm > 1e-9}
     ib_bw = scaleout_level(cfg.hardware).busbw / 1e9
@@ -91,19 +96,28 @@ def our_values(res: SystemResult, cfg: Config) -> dict[str, Callable[[], Ours]]:
     worst = min(sp, key=sp.get) if sp else None
     off = {k: v["scalepool"].offload_exposed - v["baseline"].offload_exposed for k, v in tr.items()}
     unfit = [k for k in tr if k not in sp]
-    unfit_note = (f"; left out (layout does not fit): {', '.join(unfit)}" if unfit else "")
-    t1_note = lambda: (f"ScalePool vs baseline; vs accelerator clusters {_tier_ratio(res, res.tiering.scored_pattern, 'acc_clusters', 0):.2f}x "
+    unfit_note = (f"; left out (layout does not fit): {', '.join(disp[k] for k in unfit)}" if unfit else "")
+    t1_note = lambda: (f"ScalePool vs {SHORT['baseline']}; vs {SHORT['acc_clusters']} {_tier_ratio(res, res.tiering.scored_pattern, 'acc_clusters', 0):.2f}x "
                        f"(identical inside a cluster). Gain = coherent hot-line placement; " + _tier_note(res, "baseline", 0))
     mean = lambda d: float(np.mean(list(d.values()))) if d else None
+    ualink_sw = _ualink_switch_note(cfg)
+
+    def order_why() -> str:
+        cxl_sw, nv_sw = sysp.cxl.switch_latency_ns, sysp.nvlink.switch_ns
+        slower = "slower" if p.cxl_oneway_1sw > p.nvlink_oneway_64b else "not slower"
+        if cxl_sw == nv_sw:
+            return f"Both paths use the same switch figure ({cxl_sw:.0f} ns), so CXL's protocol layers make it {slower}"
+        return (f"Switch figures differ: CXL {cxl_sw:.0f} ns ({origin(cfg, 'cxl.switch_latency_ns')}), NVSwitch "
+                f"{nv_sw:.0f} ns ({origin(cfg, 'nvlink.switch_ns')}); CXL one-way is {slower}")
     return {
         "SP-TRAIN-AVG": lambda: Ours(mean(sp), "x",
-                                     f"mean over {n_models} models: " + ", ".join(f"{k} {v:.2f}" for k, v in sp.items())
-                                     + (f". Slowest: {worst}: offload exposed {tr[worst]['scalepool'].offload_exposed:.2f} s "
+                                     f"mean over {n_models} models: " + ", ".join(f"{disp[k]} {v:.2f}" for k, v in sp.items())
+                                     + (f". Slowest: {disp[worst]}: offload exposed {tr[worst]['scalepool'].offload_exposed:.2f} s "
                                         f"on the {cxl_bw:.0f} GB/s CXL pool port vs {tr[worst]['baseline'].offload_exposed:.2f} s "
                                         f"on {host_bw:.0f} GB/s host memory ({off[worst]:+.2f} s)" if worst else "")
                                      + unfit_note),
         "SP-TRAIN-MAX": lambda: Ours(float(max(sp.values())) if sp else None, "x",
-                                     f"best of {n_models} models: {max(sp, key=sp.get)}" if sp else "no model fits"),
+                                     f"best of {n_models} models: {disp[max(sp, key=sp.get)]}" if sp else "no model fits"),
         "SP-COMM": lambda: Ours(mean(comm), "x",
                                 f"mean over the {len(comm)} of {len(tr)} models with pipeline or data-parallel traffic "
                                 f"between racks (PP + DP time crossing racks); bandwidth-bound, so close to the per-GPU bandwidth ratio "
@@ -115,27 +129,46 @@ def our_values(res: SystemResult, cfg: Config) -> dict[str, Callable[[], Ours]]:
         "SP-TIER2-ACC": lambda: Ours(_tier_ratio(res, res.tiering.scored_pattern, "acc_clusters", 1), "x",
                                      f"acc-cluster remote {p.acc_remote_read:.0f} ns vs tier-2 {p.sp_tier2_read:.0f} ns; " + _tier_note(res, "acc_clusters", 1)),
         "LAT-CXL": lambda: Ours(p.cxl_direct_read, "ns", f"coherent CXL read, direct attach, DDR5 media; through one switch {p.cxl_1sw_read:.0f} ns"),
-        "LAT-NVLINK": lambda: Ours(p.nvlink_oneway_64b, "ns", "64 B GPU->NVSwitch->GPU; switch figure is a proxy (CXL-DMSim)"),
-        "LAT-UALINK": lambda: Ours(p.ualink_oneway_64b, "ns", "one 640 B DL flit through one switch; switch figure is a proxy"),
-        "LAT-RDMA": lambda: Ours(p.rdma_read, "ns", "RDMA READ = 2 x measured one-way + 3 IB switch hops + flight"),
+        "LAT-NVLINK": lambda: Ours(p.nvlink_oneway_64b, "ns", f"64 B GPU->NVSwitch->GPU; NVSwitch {sysp.nvlink.switch_ns:.0f} ns "
+                                   f"({origin(cfg, 'nvlink.switch_ns')})"),
+        "LAT-UALINK": lambda: Ours(p.ualink_oneway_64b, "ns", f"one {sysp.ualink.dl_flit_bytes:g} B DL flit through one switch; "
+                                   f"switch {p.ualink_switch:.0f} ns ({ualink_sw})"),
+        "LAT-RDMA": lambda: Ours(p.rdma_read, "ns", f"RDMA READ = {sysp.ib.rdma_read_factor:g} x one-way {sysp.ib.rdma_oneway_ns:.0f} ns "
+                                 f"({origin(cfg, 'ib.rdma_oneway_ns')}) + {2 * sysp.ib.switch_hops} IB switch traversals x "
+                                 f"{sysp.ib.switch_ns:.0f} ns + cable flight"),
         "LAT-TIER2": lambda: Ours(p.sp_tier2_read, "ns", f"{sysp.topology.tier2_switch_hops} CXL switches each way "
                                   f"({2 * sysp.topology.tier2_switch_hops * sysp.cxl.switch_latency_ns:.0f} ns) + "
                                   f"{sysp.fabric.inter_rack_cable_m:.0f} m inter-rack cables"),
         "ORDER-CXL-XLINK": lambda: Ours(p.cxl_oneway_1sw / p.nvlink_oneway_64b, "CXL/NVLink latency",
                                         f"CXL one-way {p.cxl_oneway_1sw:.0f} ns vs NVLink {p.nvlink_oneway_64b:.0f} ns; "
                                         f"bandwidth per GPU NVLink {sysp.nvlink.link_gbps * sysp.nvlink.links_per_gpu:.0f} "
-                                        f"vs CXL {sysp.topology.cxl_ports_per_gpu * sysp.cxl.link_gbps:.0f} GB/s. "
-                                        "Both paths use the same switch figure, so CXL's protocol layers make it slower",
+                                        f"vs CXL {sysp.topology.cxl_ports_per_gpu * sysp.cxl.link_gbps:.0f} GB/s. " + order_why(),
                                         holds=bool(p.cxl_oneway_1sw < p.nvlink_oneway_64b and
                                                    sysp.nvlink.link_gbps * sysp.nvlink.links_per_gpu >
                                                    sysp.topology.cxl_ports_per_gpu * sysp.cxl.link_gbps)),
-        "CAL-LOCAL-DRAM": lambda: Ours(p.ddr5_local, "ns", "DRAM timing only; CPU cache hierarchy / NoC not modelled (gpu.onchip_ns, ddr5.controller_ns = 0)"),
-        "CAL-CXL-ASIC": lambda: Ours(p.cxl_direct_read, "ns", f"= local DDR5 {p.ddr5_local:.0f} + CXL adder {p.cxl_direct_adder:.0f} ns; misses by the unmodelled host path"),
+        "CAL-LOCAL-DRAM": lambda: Ours(p.ddr5_local, "ns", f"DRAM timing + ddr5.controller_ns {sysp.ddr5.controller_ns:g} ns ({origin(cfg, 'ddr5.controller_ns')})"
+                                       + ("; CPU cache hierarchy / NoC not modelled" if sysp.ddr5.controller_ns == 0 else "")),
+        "CAL-CXL-ASIC": lambda: Ours(p.cxl_direct_read, "ns", f"= local DDR5 {p.ddr5_local:.0f} + CXL adder {p.cxl_direct_adder:.0f} ns"
+                                     + ("; the host path (ddr5.controller_ns = 0) is not modelled" if sysp.ddr5.controller_ns == 0 else "")),
         "CAL-CXL-SWITCH": lambda: Ours(p.cxl_1sw_read, "ns", f"switch adds {p.cxl_1sw_read - p.cxl_direct_read:.0f} ns (paper ~203 ns)"),
         "CAL-POND": lambda: Ours(p.cxl_direct_adder, "ns", "CXL direct-attach adder over local DRAM"),
-        "CAL-UALINK-SWITCH": lambda: Ours(p.ualink_switch, "ns", "a parameter (CXL-DMSim proxy), not a measurement; RTL switch cycles will replace it via --latencies-from"),
+        "CAL-UALINK-SWITCH": lambda: Ours(p.ualink_switch, "ns", ualink_sw),
         "CAL-CXL-CTRL": lambda: Ours(p.cxl_ctrl_roundtrip, "ns", "host + device protocol layers, both directions (CXL-DMSim)"),
     }
+
+
+def _ualink_switch_note(cfg: Config) -> str:
+    """What this run used for the UALink switch, and what would change it."""
+    key = "ualink.switch_ns"
+    if measured_by_rtl(cfg, key):
+        return (f"measured on RTL: our CXL switch traversal + ports stands in for the UALink switch "
+                f"({cfg.measured.path})")
+    what = f"{origin(cfg, key)}: the CXL-DMSim switch figure stands in for the UALink switch"
+    if str(cfg.tree.leaves[key]["source"]).startswith("override"):
+        return what
+    if cfg.measured is not None:
+        return f"{what}; this run's latency file ({cfg.measured.path}) does not measure it"
+    return f"{what}; no co-simulation latency file in this run (`make sim` measures it on RTL)"
 
 
 def is_speedup_target(spec: Spec) -> bool:
@@ -158,12 +191,12 @@ def verdict(spec: Spec, ours: Ours, rules: Rules | None = None) -> tuple[float |
     if spec.kind == "range":
         nearest = spec.lo if v < spec.lo else spec.hi if v > spec.hi else v
         return v / nearest, "in" if spec.lo <= v <= spec.hi else "out"
-    if spec.kind == "upper":
+    if spec.kind == "upper":          # the interval up to the bound: RATIO_DEFINITION's nearest point
         ok = v <= spec.hi if spec.inclusive else v < spec.hi
-        return v / spec.hi, "in" if ok else "out"
+        return v / min(v, spec.hi), "in" if ok else "out"
     if spec.kind == "lower":
         ok = v >= spec.lo if spec.inclusive else v > spec.lo
-        return v / spec.lo, "in" if ok else "out"
+        return v / max(v, spec.lo), "in" if ok else "out"
     raise ValueError(spec.kind)
 
 

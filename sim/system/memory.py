@@ -4,7 +4,9 @@ to the offload tier), activations of the micro-batches in flight (with recomputa
 Per parameter (llm-configs §8a, ZeRO §3): 16-bit weights 2 B, fp32 gradient accumulation 4 B
 (Megatron main_grad; Llama 3 §3.3.2), fp32 master weights + Adam m, v 12 B. ZeRO stage 1 shards
 the optimizer states over the data-parallel group, stage 2 also the gradients, stage 3 also the
-weights (ZeRO §5). Offloading a state keeps only a two-layer staging buffer of it on the device.
+weights (ZeRO §5); ZeRO-3 keeps the gathered weights of the current and the prefetched layer, or at
+most `zero3_live_params` parameters (DeepSpeed's stage3_max_live_parameters, default 1e9). Offloading
+a state keeps only a two-layer staging buffer of it on the device.
 Activations in flight on the first pipeline stage (it holds the most): 1F1B keeps min(m, p)
 micro-batches of its layers (Narayanan §2.2.1); the interleaved schedule's warm-up keeps
 2(p-1) + (v-1)p + 1 model chunks of L/(p v) layers (Megatron-LM's interleaved schedule), at most
@@ -16,7 +18,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from sim.config.schema import Hardware, Workload
-from sim.traffic.llm import GRAD_BYTES, OPT_BYTES, R, layer_ops, layers_per_stage, stage_params
+from sim.traffic.llm import OPT_BYTES, R, grad_bytes, layer_ops, layers_per_stage, stage_params
 
 GB = 1e9
 
@@ -71,7 +73,8 @@ def footprint(w: Workload, hw: Hardware, offload_capacity: float | None = None) 
     p = stage_params(w)
     dp = l.dp
     weights = R * p / (dp if l.zero_stage >= 3 else 1)
-    grads = GRAD_BYTES * p / (dp if l.zero_stage >= 2 else 1)
+    gb = grad_bytes(w)
+    grads = gb * p / (dp if l.zero_stage >= 2 else 1)
     opt = OPT_BYTES * p / (dp if l.zero_stage >= 1 else 1)
     offloaded = 0.0
     staging = 2 * ops.params                       # two layers staged on the device
@@ -80,13 +83,16 @@ def footprint(w: Workload, hw: Hardware, offload_capacity: float | None = None) 
         weights = R * staging
     if l.offload.gradients:
         offloaded += grads
-        grads = GRAD_BYTES * staging
+        grads = gb * staging
     if l.offload.optimizer:
         offloaded += opt
         opt = 0.0
     chunks, layers_per_chunk = chunks_in_flight(w)
     acts = chunks * layers_per_chunk * ops.act_stored + ops.act_full
     logits = l.micro_batch * w.model.seq * w.model.vocab / l.tp * (R + 4)      # bf16 logits + fp32 loss
-    gathered = 2 * R * ops.params if l.zero_stage >= 3 else 0.0               # ZeRO-3 prefetch of two layers
+    gathered = 0.0
+    if l.zero_stage >= 3:                          # ZeRO-3: this layer and the prefetched one, or the live-parameter cap
+        live = 2 * ops.params
+        gathered = R * (min(live, l.zero3_live_params) if l.zero3_live_params > 0 else live)
     cap = hw.host.mem_gb * GB if offload_capacity is None else offload_capacity
     return Footprint(weights, grads, opt, acts, logits + gathered, offloaded, hw.accelerator.hbm_gb * GB, cap)

@@ -2,21 +2,28 @@
 1F1B pipeline, data parallelism, ZeRO, offload; and the three ScalePool systems.
 
 Compute (per layer, per micro-batch, per accelerator; ops from sim.traffic.llm):
-  GEMM       t = max(FLOPs / (peak x gemm_efficiency), bytes / (HBM x hbm_efficiency))
+  GEMM       t = max(FLOPs / (peak x shape efficiency), bytes / (HBM x hbm_efficiency)); the shape
+             efficiency is the measured MAMF fraction scaled by the GEMM's tile and wave quantization
+             (sim.system.gemm)
+  backward   each GEMM's data-gradient and weight-gradient products with their own shapes;
+             element-wise and softmax traffic x 2 (read the output gradient and the saved input,
+             write the input gradient)
   element-wise (norms, residual adds, dropout, activation function, softmax): bytes / achievable HBM
-  backward   2 x the forward GEMMs; element-wise and softmax traffic x 2 (read the output gradient
-             and the saved input, write the input gradient)
   fused attention: FLOPs at the GEMM rate (causal: half the score blocks), backward 2.5 x forward
   recompute  full: the forward again (its TP collectives too); selective: attention scores,
              softmax, dropout and context again
-  fp32 gradient accumulation: 10 B per parameter for every micro-batch after the first
+  gradient accumulation: per parameter for every micro-batch after the first, 10 B (fp32 buffer),
+             6 B (16-bit, in place), none when the weight-gradient GEMM accumulates into the buffer
 Overlap rules:
-  - tensor-parallel collectives and pipeline transfers are on the critical path (exposed);
-  - data-parallel gradient reduction overlaps only the backward of the last micro-batch (a layer's
-    gradient is final then); ZeRO-1/2's all-gather of updated weights follows the optimizer step;
-  - ZeRO-3 weight all-gathers (and gradient reduce-scatters) are prefetched one layer ahead:
-    exposed = max(0, collective - that layer's compute) per layer and pass;
-  - weight / gradient offload is prefetched one layer ahead the same way (host link full duplex:
+  - tensor-parallel forward collectives and pipeline transfers are on the critical path; backward
+    TP collectives too, unless `tp_overlap` hides them under the column-parallel layers' data- and
+    weight-gradient GEMMs (Megatron-LM from 2021-09);
+  - data-parallel gradient reduction overlaps the backward of the last micro-batch (`dp_overlap`),
+    or starts after it; ZeRO-1/2's all-gather of updated weights follows the optimizer step;
+  - ZeRO-3 weight all-gathers (and gradient reduce-scatters) are prefetched one layer ahead;
+  - a collective hidden under compute costs max(collective - compute, held/units x collective): it
+    holds `scaleup.collective_units` of the `gemm_units` while it runs (hidden_cost);
+  - weight / gradient offload is prefetched one layer ahead (copy engines: no compute units held;
     loads and stores overlap); optimizer-state offload (read + write of the states) is exposed,
     after the last backward, with the optimizer step.
 Pipeline (1F1B, interleave v): iteration = (m + (p-1)/v) x T_mb of the slowest stage (the last:
@@ -31,10 +38,11 @@ import numpy as np
 from sim.config.build import Config
 from sim.config.schema import Hardware, Workload
 from sim.system.collectives import Level, collective, p2p, ring
+from sim.system.gemm import gemm_time
 from sim.system.latency import Paths, compute_paths, cxl_data_efficiency
 from sim.system.memory import Footprint, footprint
-from sim.traffic.llm import (CAUSAL_SKIP, FLASH_BWD_FACTOR, GRAD_ACC_BYTES, GRAD_BYTES, OPT_BYTES, OPT_STEP_BYTES, R,
-                             Gemm, LayerOps, layer_ops, layers_per_stage, logits_gemm, model_flops_per_iteration,
+from sim.traffic.llm import (CAUSAL_SKIP, COLUMN_PARALLEL, FLASH_BWD_FACTOR, OPT_BYTES, OPT_STEP_BYTES, R, grad_acc_bytes, grad_bytes,
+                             LayerOps, layer_ops, layers_per_stage, logits_gemm, model_flops_per_iteration,
                              recompute_flops_per_iteration, stage_params)
 
 SYSTEMS = ("baseline", "acc_clusters", "scalepool")
@@ -123,10 +131,6 @@ def networks(cfg: Config, paths: Paths | None = None) -> dict[str, Network]:
     }
 
 
-def gemm_time(g: Gemm, hw: Hardware) -> float:
-    return max(g.flops / hw.gemm_flops, g.bytes / hw.hbm_bytes_s)
-
-
 @dataclass(frozen=True)
 class LayerTime:
     fwd: float
@@ -141,23 +145,67 @@ class LayerTime:
 def layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Network) -> LayerTime:
     hbm = hw.hbm_bytes_s
     proj = sum(gemm_time(g, hw) for g in ops.gemms)
+    proj_b = sum(gemm_time(d, hw) for g in ops.gemms for d in g.grads())
     if ops.fused_attention:
         core_f = max(CAUSAL_SKIP * ops.core_flops / hw.gemm_flops, ops.core_bytes / hbm)
         core_b = max(FLASH_BWD_FACTOR * CAUSAL_SKIP * ops.core_flops / hw.gemm_flops, 2 * ops.core_bytes / hbm)
     else:
-        core_gemm = sum(gemm_time(g, hw) for g in ops.core_gemms)
-        core_f = core_gemm + ops.core_bytes / hbm
-        core_b = 2 * core_gemm + 2 * ops.core_bytes / hbm
+        core_f = sum(gemm_time(g, hw) for g in ops.core_gemms) + ops.core_bytes / hbm
+        core_b = sum(gemm_time(d, hw) for g in ops.core_gemms for d in g.grads()) + 2 * ops.core_bytes / hbm
     elem = ops.elementwise_bytes / hbm
     fwd = proj + core_f + elem
-    bwd = 2 * proj + core_b + 2 * elem
+    bwd = proj_b + core_b + 2 * elem
     rc = w.layout.recompute
     recompute = fwd if rc == "full" else (core_f if rc == "selective" and not ops.fused_attention else 0.0)
-    tp_one = collective("all_reduce", ops.tp_bytes, pl.tp_per_domain, pl.tp_domains, net.up, net.out) \
-        if w.layout.tp > 1 else 0.0
-    tp_pass = ops.tp_per_pass * tp_one
-    return LayerTime(fwd, bwd, recompute, tp_pass, tp_pass, tp_pass if rc == "full" else 0.0,
-                     GRAD_ACC_BYTES * ops.params / hbm)
+    tp_fwd, tp_bwd = tp_layer_time(w, ops, hw, pl, net)
+    return LayerTime(fwd, bwd, recompute, tp_fwd, tp_bwd, tp_fwd if rc == "full" else 0.0,
+                     grad_acc_bytes(w) * ops.params / hbm)
+
+
+def hidden_cost(c: float, g: float, hw: Hardware) -> float:
+    """Time a collective of c seconds adds when it runs under g seconds of compute: what sticks out,
+    or at least the compute it slows by holding `scaleup.collective_units` of the `gemm_units`
+    (NCCL: one thread block per channel) while it runs."""
+    units, held = hw.accelerator.gemm_units, hw.scaleup.collective_units
+    slowed = min(1.0, held / units) if units > 0 else 0.0
+    return max(c - g, slowed * c, 0.0)
+
+
+def tp_layer_time(w: Workload, ops: LayerOps, hw: Hardware, pl: Placement, net: Network) -> tuple[float, float]:
+    """Exposed tensor-parallel collective time of one layer's forward and backward (Megatron-LM).
+
+    Forward: one all-reduce (sequence parallel: all-gather before, reduce-scatter after) per
+    column/row-parallel pair. Backward: the all-reduce of each column-parallel layer's input gradient;
+    with sequence parallelism an all-gather of the row-parallel output gradient, a re-gather of the
+    column-parallel input (only its shard is stored) and the reduce-scatter of its input gradient.
+    With `tp_overlap` (Megatron-LM's asynchronous tensor-parallel communication, September 2021 on)
+    the input-gradient all-reduce / reduce-scatter runs under the layer's weight-gradient GEMM and
+    the re-gather under its data-gradient GEMM. While it runs, the collective holds
+    `scaleup.collective_units` of the accelerator's `gemm_units` (NCCL runs one thread block per
+    channel), so the GEMM advances at r = (units - held) / units: a collective of c seconds under a
+    GEMM of g seconds costs max(c - g, (1 - r) c) beyond the GEMM."""
+    if w.layout.tp <= 1:
+        return 0.0, 0.0
+    coll = lambda kind: collective(kind, ops.tp_bytes, pl.tp_per_domain, pl.tp_domains, net.up, net.out)
+    ar = coll("all_reduce")
+    fwd = ops.tp_per_pass * ar
+    sp = w.layout.sp
+    ag = coll("all_gather") if sp else 0.0
+    if not w.layout.tp_overlap:
+        return fwd, ops.tp_per_pass * (ar + ag)
+    # column-parallel GEMMs grouped by the collective they share (a parallel block has one)
+    cols = [g for g in ops.gemms if g.name in COLUMN_PARALLEL]
+    groups = [cols] if ops.tp_per_pass == 1 else [[g] for g in cols]
+    under = lambda c, g: hidden_cost(c, g, hw)
+    bwd = 0.0
+    for grp in groups:
+        dgrad = sum(gemm_time(g.grads()[0], hw) for g in grp)
+        wgrad = sum(gemm_time(g.grads()[1], hw) for g in grp)
+        if sp:
+            bwd += ag + under(ag, dgrad) + under(coll("reduce_scatter"), wgrad)
+        else:
+            bwd += under(ar, wgrad)
+    return fwd, bwd
 
 
 @dataclass(frozen=True)
@@ -208,9 +256,9 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     lg = logits_gemm(w)
     loss_bytes = 6.0 * l.micro_batch * w.model.seq * w.model.vocab / t
     logits_f = gemm_time(lg, hw) + loss_bytes / hbm
-    logits_b = 2 * gemm_time(lg, hw) + loss_bytes / hbm
+    logits_b = sum(gemm_time(d, hw) for d in lg.grads()) + loss_bytes / hbm
     acc_share = (m - 1) / m
-    grad_acc = (lps * lt.grad_acc + GRAD_ACC_BYTES * w.model.vocab * w.model.hidden / t / hbm) * acc_share
+    grad_acc = (lps * lt.grad_acc + grad_acc_bytes(w) * w.model.vocab * w.model.hidden / t / hbm) * acc_share
     compute_mb = lps * (lt.fwd + lt.bwd + lt.recompute) + logits_f + logits_b + grad_acc
     tp_mb = lps * (lt.tp_fwd + lt.tp_bwd + lt.tp_recompute)
 
@@ -219,11 +267,11 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     dp_coll = lambda kind, nbytes: collective(kind, nbytes, pl.dp_per_domain, pl.dp_domains, net.up, net.out)
     if l.zero_stage >= 3 and l.dp > 1:
         ag = dp_coll("all_gather", R * ops.params)
-        rs = dp_coll("reduce_scatter", GRAD_BYTES * ops.params)
+        rs = dp_coll("reduce_scatter", grad_bytes(w) * ops.params)
         zero3_total_mb = lps * ((3 if l.recompute == "full" else 2) * ag + rs)
-        zero3_bwd = lps * (max(0.0, ag + rs - lt.bwd - lt.tp_bwd)
-                           + (max(0.0, ag - lt.recompute - lt.tp_recompute) if l.recompute == "full" else 0.0))
-        zero3_mb = zero3_bwd + lps * max(0.0, ag - lt.fwd - lt.tp_fwd)
+        zero3_bwd = lps * (hidden_cost(ag + rs, lt.bwd + lt.tp_bwd, hw)
+                           + (hidden_cost(ag, lt.recompute + lt.tp_recompute, hw) if l.recompute == "full" else 0.0))
+        zero3_mb = zero3_bwd + lps * hidden_cost(ag, lt.fwd + lt.tp_fwd, hw)
 
     # weight / gradient offload, prefetched one layer ahead (loads and stores in opposite directions)
     offload_mb = offload_bwd = 0.0
@@ -249,15 +297,17 @@ def iteration_time(w: Workload, cfg: Config, system: str = "baseline", net: Netw
     t_mb = compute_mb + tp_mb + zero3_mb + offload_mb + p2p_mb
     bubble = (p - 1) / v * t_mb
 
-    # data parallelism: gradient reduction overlapped with the last micro-batch's backward
+    # data parallelism: gradient reduction overlapped with the last micro-batch's backward (dp_overlap)
     shard = stage_params(w)
     if l.dp > 1 and l.zero_stage < 3:
-        reduce = dp_coll("all_reduce" if l.zero_stage == 0 else "reduce_scatter", GRAD_BYTES * shard)
+        reduce = dp_coll("all_reduce" if l.zero_stage == 0 else "reduce_scatter", grad_bytes(w) * shard)
         gather = dp_coll("all_gather", R * shard) if l.zero_stage in (1, 2) else 0.0
-        # wall time of the last backward (recompute, TP and offload / ZeRO-3 stalls included)
-        window = lps * (lt.bwd + lt.recompute + lt.tp_bwd + lt.tp_recompute) + offload_bwd + zero3_bwd
+        # wall time of the last backward (recompute, TP and offload / ZeRO-3 stalls included); none
+        # when the reduction starts only after the whole backward
+        window = lps * (lt.bwd + lt.recompute + lt.tp_bwd + lt.tp_recompute) + offload_bwd + zero3_bwd \
+            if l.dp_overlap else 0.0
         dp_total = reduce + gather
-        dp_exposed = max(0.0, reduce - window) + gather
+        dp_exposed = hidden_cost(reduce, window, hw) + gather
     else:
         dp_total = m * zero3_total_mb
         dp_exposed = 0.0

@@ -30,11 +30,14 @@ from sim.config.tree import ParamTree
 LLM_YAML = WORKLOAD_YAML
 R = 2                      # bytes per 16-bit activation / weight element
 GRAD_BYTES = 4             # fp32 gradient accumulation buffer and reduction (Llama 3 §3.3.2; Megatron main_grad)
+GRAD16_BYTES = 2           # gradients kept and reduced in the 16-bit parameter type (Megatron-LM 2021 fp16 default)
+GRAD16_ACC_BYTES = 6       # per parameter per extra micro-batch, 16-bit: autograd adds the new gradient in place (2+2+2)
 OPT_BYTES = 12             # fp32 master weights + Adam m + v (ZeRO §3, llm-configs §8a)
 GRAD_ACC_BYTES = 10        # per parameter per extra micro-batch: read bf16 grad (2) + read/write fp32 sum (4 + 4)
 OPT_STEP_BYTES = 30        # per parameter: read grad 4 + master/m/v 12, write master/m/v 12 + 16-bit weight 2
 FLASH_BWD_FACTOR = 2.5     # fused attention backward recomputes the scores: 2 x forward + 0.5 (FlashAttention)
 CAUSAL_SKIP = 0.5          # a fused causal kernel skips the masked half of the score blocks
+COLUMN_PARALLEL = ("qkv", "mlp_in")   # GEMMs split by output columns (their input gradient is all-reduced)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,12 @@ class Gemm:
     @property
     def bytes(self) -> float:
         return R * (self.m * self.k + self.k * self.n + self.m * self.n) * self.batch
+
+    def grads(self) -> tuple["Gemm", "Gemm"]:
+        """The backward products of C = A B: dA = dC B^T (m x k, inner n) and dB = A^T dC (k x n,
+        inner m); each has the forward's FLOPs, with its own output shape."""
+        return (Gemm(self.name + ".dgrad", self.m, self.k, self.n, self.batch),
+                Gemm(self.name + ".wgrad", self.k, self.n, self.m, self.batch))
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,19 @@ class IterationTraffic:
     @property
     def offload_overlappable_bytes(self) -> float:
         return self.offload_weight_bytes + self.offload_grad_bytes
+
+
+def grad_bytes(w: Workload) -> int:
+    """Bytes per parameter of the gradient buffer and of its data-parallel reduction."""
+    return GRAD_BYTES if w.layout.grad_dtype == "fp32" else GRAD16_BYTES
+
+
+def grad_acc_bytes(w: Workload) -> int:
+    """HBM bytes per parameter to add one more micro-batch's gradient into the buffer (none when the
+    weight-gradient GEMM accumulates into it directly)."""
+    if w.layout.grad_acc_fusion:
+        return 0
+    return GRAD_ACC_BYTES if w.layout.grad_dtype == "fp32" else GRAD16_ACC_BYTES
 
 
 def layers_per_stage(w: Workload) -> int:
@@ -224,7 +246,7 @@ def iteration_traffic(w: Workload) -> IterationTraffic:
     lps = layers_per_stage(w)
     passes = 3 if l.recompute == "full" else 2
     shard = stage_params(w)
-    dp_bytes = shard * GRAD_BYTES * (1.5 if l.zero_stage == 3 else 1.0) if l.dp > 1 else 0.0
+    dp_bytes = shard * grad_bytes(w) * (1.5 if l.zero_stage == 3 else 1.0) if l.dp > 1 else 0.0
     m = l.microbatches
     opt_div = l.dp if l.zero_stage >= 1 else 1
     return IterationTraffic(
