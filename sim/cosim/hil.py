@@ -147,14 +147,14 @@ class Hil:
         self.dut = dut
         self.win = win
         self.nbr = len(dut.stim_wvalid)
-        self.ch = len(dut.stim_wdata) // (self.nbr * 64)
+        geom = int(dut.geom.value)                  # {CAW, SAW, CH} of sp_edge_hil
+        self.ch = geom & 0xFFFF
+        self.stim_slots = 1 << ((geom >> 16) & 0xFF)
         self.nlk = len(dut.lk_up)
         self.cascade = self.nlk > 2 * self.nbr + 2
         self.nmn = 3 if self.cascade else 1
         self.h = {name: getattr(dut, name)._handle for name in (
             "stim_wvalid", "stim_wdata", "stim_more", "cap_take", "cap_win", "cap_pos", "status", "now", "t_run")}
-        ring = 1 << 12
-        self.stim_slots = ring           # SAW = 12 (sp_edge_hil default)
         self.times = RunTimes()
         self._timer = None
 
@@ -241,9 +241,11 @@ class Hil:
             raise RuntimeError(f"links not up after 20000 cycles: lk_up={int(d.lk_up.value):#x}")
 
     # ------------------------------------------------------------------ traffic
-    async def run(self, per_bridge: list[dict[str, np.ndarray]], period: int = 512,
+    async def run(self, per_bridge: list[dict[str, np.ndarray]], period: int = 2048,
                   progress: Any = None, stall_limit: int = 200_000) -> list[dict[str, np.ndarray]]:
-        """Play each bridge's stream (gap, write, line arrays) and return its decoded records."""
+        """Play each bridge's stream (gap, write, line arrays) and return its decoded records.
+        Fails when nothing was sent or answered for `stall_limit` cycles beyond the longest possible
+        gap between two arrivals (65535)."""
         t_setup = time.perf_counter()
         ch = self.ch
         ports = []
@@ -275,10 +277,12 @@ class Hil:
             while busy:
                 busy = await self._service(ports, row_bits)
             done = all(p.taken >= p.n for p in ports)
+            st = self.status()
+            progress_mark = sum(p.taken for p in ports) + sum(x["sent"] for x in st)
+            idle = 0 if progress_mark != got else idle + period
+            got = progress_mark
             taken = sum(p.taken for p in ports)
-            idle = 0 if taken != got else idle + period
-            got = taken
-            if idle > stall_limit and not done:
+            if idle > stall_limit + 0xFFFF and not done:
                 self.dut.run.value = 0
                 raise RuntimeError(f"no response for {idle} cycles: {taken}/{total} answered, status {self.status()}")
             now = time.perf_counter()

@@ -27,9 +27,9 @@ module hil_port #(
     parameter integer FLAVOR   = 0,                  // 0 UALink-style (len = bytes), 1 NVLink-style (len = 16 B flits)
     parameter [63:0]  WIN_BASE = 64'h1_0000_0000,
     parameter [63:0]  HPA_BASE = 64'h40_0000_0000,
-    parameter integer CH       = 64,                 // records per row (bulk transfer unit)
-    parameter integer SAW      = 12,                 // stimulus ring: 2^SAW records
-    parameter integer CAW      = 12,                 // capture ring: 2^CAW records
+    parameter integer CH       = 256,                // records per row (bulk transfer unit)
+    parameter integer SAW      = 13,                 // stimulus ring: 2^SAW records
+    parameter integer CAW      = 13,                 // capture ring: 2^CAW records
     parameter [63:0]  SEED     = 64'h2545_F491_4F6C_DD1D
 ) (
     input  wire              clk,

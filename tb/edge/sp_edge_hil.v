@@ -17,9 +17,9 @@ module sp_edge_hil #(
     parameter integer LINKS     = 0,
     parameter integer CASC_FLIT = 0,
     parameter integer MN_AW     = 18,
-    parameter integer CH        = 64,
-    parameter integer SAW       = 12,
-    parameter integer CAW       = 12,
+    parameter integer CH        = 256,          // records per bulk row (one transfer each way per cycle)
+    parameter integer SAW       = 13,           // stimulus ring: 2^SAW records per bridge
+    parameter integer CAW       = 13,           // capture ring: 2^CAW records per bridge
     parameter integer NMN       = (CASCADE != 0) ? 3 : 1,
     parameter integer NLK       = 2 * NBR + 2 + ((CASCADE != 0) ? 3 : 0)
 ) (
@@ -49,6 +49,7 @@ module sp_edge_hil #(
     output wire [NBR*32-1:0]    cap_pos        /*verilator public_flat_rw*/,   // per bridge {n, off}
     output wire [NBR*192+1:0]   status         /*verilator public_flat_rw*/,
     output reg  [31:0]          now            /*verilator public_flat_rw*/,
+    output wire [31:0]          geom           /*verilator public_flat_rw*/,   // {CAW, SAW, CH}
     output reg  [31:0]          t_run          /*verilator public_flat_rw*/,
     output wire [NBR*16-1:0]    br_stat_err    /*verilator public_flat_rw*/,
     output wire [NBR*16-1:0]    br_stat_proto_err /*verilator public_flat_rw*/,
@@ -65,6 +66,8 @@ module sp_edge_hil #(
     localparam [63:0] WIN_BASE = 64'h1_0000_0000;
     localparam [63:0] HPA_BASE = 64'h40_0000_0000;
     localparam integer NPEER = 2;
+
+    assign geom = {8'(CAW), 8'(SAW), 16'(CH)};
 
     reg clk;
     initial clk = 1'b0;
