@@ -22,7 +22,6 @@ Pure numpy/Python: used by the hil harness (records read back in bulk) and by th
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -107,99 +106,131 @@ def check_run(streams: Sequence[dict[str, np.ndarray]], recs: Sequence[dict[str,
         res.counts = dict(c)
         return res
 
-    # ---- writes (all bridges): identity -> (line, issue, ack)
+    # ---- writes (all bridges): identity -> (line, issue, ack); own latest write before each request
     w_line = [np.where(s["write"], s["line"], -1).astype(np.int64) for s in streams]
     own = [own_latest_write(np.asarray(s["write"], bool), np.asarray(s["line"], np.int64)) for s in streams]
-    # coherent lines: per line, writes sorted by acknowledgement time with prefix maxima
-    coh_w: dict[int, list[tuple[int, int, int, int]]] = defaultdict(list)    # line -> (t_ack, t_issue, bridge, seq)
+    t_iss = [np.asarray(r["t_issue"], np.int64) for r in recs]
+    t_ack = [np.asarray(r["t_rsp"], np.int64) for r in recs]
+    vis = _CoherentVisibility(streams, t_iss, t_ack)
     for b in range(nb):
         s, r = streams[b], recs[b]
-        idx = np.flatnonzero(np.asarray(s["write"]) & np.asarray(s["coherent"]))
-        for i in idx:
-            coh_w[int(s["line"][i])].append((int(r["t_rsp"][i]), int(r["t_issue"][i]), b, int(i)))
-    coh_tab = {}
-    for ln, ws in coh_w.items():
-        ws.sort()
-        acks = [w[0] for w in ws]
-        mx_issue, mx_seq = [], []
-        m = -1
-        ms = [-1] * nb
-        for w in ws:
-            m = max(m, w[1])
-            ms = list(ms)
-            ms[w[2]] = max(ms[w[2]], w[3])
-            mx_issue.append(m)
-            mx_seq.append(tuple(ms))
-        coh_tab[ln] = (acks, mx_issue, mx_seq)
-
-    def hb(wb: int, ws_: int, w2b: int, w2s: int) -> bool:
-        """Write (wb, ws_) happens before write (w2b, w2s)."""
-        if wb == w2b:
-            return ws_ < w2s
-        return int(recs[wb]["t_rsp"][ws_]) < int(recs[w2b]["t_issue"][w2s])
-
-    for b in range(nb):
-        s, r = streams[b], recs[b]
+        lines = np.asarray(s["line"], np.int64)
         rd = np.flatnonzero(~np.asarray(s["write"], bool))
         c["reads"] += len(rd)
-        c["writes"] += len(s["line"]) - len(rd)
-        lines = np.asarray(s["line"], np.int64)
-        coh = np.asarray(s["coherent"], bool)
-        img = r["image"]
-        vb = r["ver_b"].astype(np.int64)
-        vs_lo = r["ver_seq"].astype(np.int64)
-        for i in rd:
-            i = int(i)
-            ln = int(lines[i])
-            ow = int(own[b][i])
-            ti, tr = int(r["t_issue"][i]), int(r["t_rsp"][i])
-            cl = bool(coh[i])
-            if cl:
-                c["coherent_reads"] += 1
-            tab = coh_tab.get(ln) if cl else None
-            nvis = bisect_left(tab[0], ti) if tab else 0       # coherent writes acked before issue
-            if img[i]:
-                c["read_image"] += 1
-                if ow >= 0:
-                    res.error(f"bridge {b} read {i} (line {ln:#x}): unwritten image, but request {ow} wrote the line")
-                elif nvis:
-                    res.error(f"bridge {b} read {i} (coherent line {ln:#x}): unwritten image after an acknowledged write")
-                continue
-            wb = int(vb[i])
-            if wb >= nb:
-                res.error(f"bridge {b} read {i}: data names bridge {wb}")
-                continue
-            # full request number of the writer from its low SEQ_BITS bits (closest to the reader's era)
-            ws_ = int(vs_lo[i])
-            nw = len(streams[wb]["line"])
-            if ws_ >= nw or int(w_line[wb][ws_]) != ln:
-                res.error(f"bridge {b} read {i} (line {ln:#x}): data of bridge {wb} request {ws_}, "
-                          f"which {'does not exist' if ws_ >= nw else 'is not a write of this line'}")
-                continue
-            if int(recs[wb]["t_issue"][ws_]) >= tr:
-                res.error(f"bridge {b} read {i}: returned a write issued after the read was answered")
-                continue
-            if wb == b:
-                if ws_ >= i:
-                    res.error(f"bridge {b} read {i}: returned its own later write {ws_}")
-                    continue
-                if ws_ != ow:
-                    res.error(f"bridge {b} read {i} (line {ln:#x}): stale, returned own write {ws_}, latest is {ow}")
-                    continue
-                c["read_own_latest"] += 1
-            else:
-                if ow >= 0 and hb(wb, ws_, b, ow):
-                    res.error(f"bridge {b} read {i} (line {ln:#x}): returned bridge {wb} write {ws_}, "
-                              f"older than its own write {ow}")
-                    continue
-                c["read_other_bridge"] += 1
-            if tab and nvis:
-                acks, mx_issue, mx_seq = tab
-                k = nvis - 1
-                if mx_issue[k] > int(recs[wb]["t_rsp"][ws_]) or mx_seq[k][wb] > ws_:
-                    res.error(f"bridge {b} read {i} (coherent line {ln:#x}): stale, bridge {wb} write {ws_} "
-                              f"was superseded by a write acknowledged before the read was issued")
-                    continue
+        c["writes"] += len(lines) - len(rd)
+        if not len(rd):
+            continue
+        ln, ow = lines[rd], own[b][rd]
+        ti, tr = t_iss[b][rd], t_ack[b][rd]
+        cl = np.asarray(s["coherent"], bool)[rd]
+        img = np.asarray(r["image"], bool)[rd]
+        wb = np.asarray(r["ver_b"], np.int64)[rd]
+        ws = np.asarray(r["ver_seq"], np.int64)[rd]
+        c["coherent_reads"] += int(cl.sum())
+        nvis, mx_issue, mx_seq = vis.at(ln, ti, cl, nb)       # coherent writes acked before each read's issue
+        c["read_image"] += int(img.sum())
+
+        def report(mask: np.ndarray, what) -> None:
+            for k in np.flatnonzero(mask)[:5]:
+                res.error(what(int(k)))
+            res.n_errors += max(0, int(mask.sum()) - min(5, int(mask.sum())))
+
+        report(img & (ow >= 0), lambda k: f"bridge {b} read {int(rd[k])} (line {int(ln[k]):#x}): unwritten image, but "
+                                          f"request {int(ow[k])} wrote the line")
+        report(img & (ow < 0) & (nvis > 0), lambda k: f"bridge {b} read {int(rd[k])} (coherent line {int(ln[k]):#x}): "
+                                                       "unwritten image after an acknowledged write")
+        ok = ~img
+        bad_b = ok & (wb >= nb)
+        report(bad_b, lambda k: f"bridge {b} read {int(rd[k])}: data names bridge {int(wb[k])}")
+        ok &= ~bad_b
+        # the named write: exists, is a write of this line, was issued before the read was answered
+        exists = np.zeros(len(rd), bool)
+        w_iss = np.zeros(len(rd), np.int64)
+        w_ack = np.zeros(len(rd), np.int64)
+        for x in range(nb):
+            sel = ok & (wb == x)
+            inr = sel & (ws < len(w_line[x]))
+            idx = np.where(inr, ws, 0)
+            exists |= inr & (w_line[x][idx] == ln)
+            w_iss = np.where(inr, t_iss[x][idx], w_iss)
+            w_ack = np.where(inr, t_ack[x][idx], w_ack)
+        report(ok & ~exists, lambda k: f"bridge {b} read {int(rd[k])} (line {int(ln[k]):#x}): data of bridge {int(wb[k])} "
+                                        f"request {int(ws[k])}, which is not a write of this line")
+        ok &= exists
+        future = ok & (w_iss >= tr)
+        report(future, lambda k: f"bridge {b} read {int(rd[k])}: returned a write issued after the read was answered")
+        ok &= ~future
+        mine = ok & (wb == b)
+        later = mine & (ws >= rd)
+        report(later, lambda k: f"bridge {b} read {int(rd[k])}: returned its own later write {int(ws[k])}")
+        stale_own = mine & ~later & (ws != ow)
+        report(stale_own, lambda k: f"bridge {b} read {int(rd[k])} (line {int(ln[k]):#x}): stale, returned own write "
+                                    f"{int(ws[k])}, latest is {int(ow[k])}")
+        good_own = mine & ~later & ~stale_own
+        other = ok & (wb != b)
+        # another bridge's write older than the reader's own latest write (acknowledged before it was issued)
+        ow_iss = np.where(ow >= 0, t_iss[b][np.maximum(ow, 0)], 0)
+        older = other & (ow >= 0) & (w_ack < ow_iss)
+        report(older, lambda k: f"bridge {b} read {int(rd[k])} (line {int(ln[k]):#x}): returned bridge {int(wb[k])} write "
+                                f"{int(ws[k])}, older than its own write {int(ow[k])}")
+        good_other = other & ~older
+        # coherent: superseded by a write acknowledged before the read was issued
+        cand = (good_own | good_other) & cl & (nvis > 0)
+        sup = cand & ((mx_issue > w_ack) | (np.take_along_axis(mx_seq, np.clip(wb, 0, nb - 1)[:, None], 1)[:, 0] > ws))
+        report(sup, lambda k: f"bridge {b} read {int(rd[k])} (coherent line {int(ln[k]):#x}): stale, bridge {int(wb[k])} "
+                              f"write {int(ws[k])} was superseded by a write acknowledged before the read was issued")
+        c["read_own_latest"] += int((good_own & ~sup).sum())
+        c["read_other_bridge"] += int((good_other & ~sup).sum())
     c["errors"] = res.n_errors
     res.counts = dict(c)
     return res
+
+
+class _CoherentVisibility:
+    """Coherent writes of all bridges grouped by line and sorted by acknowledgement time, with running
+    maxima of issue time and (per writer bridge) request number: what a read issued at time t must
+    already see."""
+
+    def __init__(self, streams, t_iss, t_ack) -> None:
+        ln, ack, iss, br, sq = [], [], [], [], []
+        for b, s in enumerate(streams):
+            idx = np.flatnonzero(np.asarray(s["write"], bool) & np.asarray(s["coherent"], bool))
+            ln.append(np.asarray(s["line"], np.int64)[idx])
+            ack.append(t_ack[b][idx])
+            iss.append(t_iss[b][idx])
+            br.append(np.full(len(idx), b, np.int64))
+            sq.append(idx.astype(np.int64))
+        self.nb = len(streams)
+        ln, ack, iss, br, sq = (np.concatenate(v) if v else np.zeros(0, np.int64) for v in (ln, ack, iss, br, sq))
+        order = np.lexsort((ack, ln))
+        self.ln, self.ack = ln[order], ack[order]
+        iss, br, sq = iss[order], br[order], sq[order]
+        n = len(self.ln)
+        start = np.ones(n, bool)
+        start[1:] = self.ln[1:] != self.ln[:-1]
+        gid = np.cumsum(start) - 1
+        big = np.int64(1) << np.int64(40)                  # above any time stamp or request number
+        self.mx_issue = np.maximum.accumulate(iss + gid * big) - gid * big if n else iss
+        self.mx_seq = np.full((n, self.nb), -1, np.int64)
+        for x in range(self.nb):
+            v = np.where(br == x, sq, -1)
+            self.mx_seq[:, x] = np.maximum.accumulate(v + 1 + gid * big) - gid * big - 1 if n else v
+
+    def at(self, line: np.ndarray, t: np.ndarray, coherent: np.ndarray, nb: int):
+        """Per read: number of writes to its line acknowledged before t, and the running maxima there."""
+        m = len(line)
+        nvis = np.zeros(m, np.int64)
+        mx_i = np.full(m, -1, np.int64)
+        mx_s = np.full((m, nb), -1, np.int64)
+        if not len(self.ln) or not coherent.any():
+            return nvis, mx_i, mx_s
+        big = np.int64(1) << np.int64(33)                  # time stamps are 32-bit
+        keys = self.ln * big + self.ack                    # sorted: by line, then acknowledgement time
+        lo = np.searchsorted(keys, line * big, side="left")
+        pos = np.searchsorted(keys, line * big + t, side="left")
+        nvis = np.where(coherent, pos - lo, 0)
+        last = np.maximum(pos - 1, 0)
+        has = nvis > 0
+        mx_i = np.where(has, self.mx_issue[last] if len(self.mx_issue) else -1, -1)
+        mx_s = np.where(has[:, None], self.mx_seq[last], -1)
+        return nvis, mx_i, mx_s
