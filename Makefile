@@ -106,6 +106,8 @@ sim: $(STAMP) check-gen
 	  $(VPY) -m tools.summary --results $(RESULTS)/regression || rc=1; \
 	  echo "== co-simulation: composed RTL top (bridge + switch + coherence) -> $(RESULTS)/cosim/latency.json"; \
 	  rm -f $(RESULTS)/cosim/latency.json; $(VPY) -m sim.cosim.run --out $(RESULTS)/cosim || rc=1; \
+	  echo "== co-simulation load curves (message-level and flit-link tops) -> $(RESULTS)/cosim/load_curve.csv"; \
+	  $(VPY) -m sim.cosim.run --sweep --no-progress --out $(RESULTS)/cosim || rc=1; \
 	  $(VPY) -m sim.system.validate --runs sim/system/configs/validation/megatron_a100.yaml \
 	    --runs sim/system/configs/validation/holdout.yaml --out $(RESULTS) || rc=1; \
 	  $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; \

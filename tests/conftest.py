@@ -15,7 +15,7 @@ settings.load_profile("project")
 
 # Verilator C++ builds dominate the regression: start RTL tests first (heaviest files first) so that
 # the quick model tests fill the workers' idle time at the end instead of a long build starting last.
-_RTL_FILE_ORDER = ("test_cosim", "test_switch", "test_link256", "test_bridge", "test_coherence",
+_RTL_FILE_ORDER = ("test_cosim_hil", "test_cosim", "test_switch", "test_link256", "test_bridge", "test_coherence",
                    "test_link")
 
 

@@ -6,6 +6,8 @@ built once from the resolved tree; `Config.with_values` rebuilds them for a what
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -125,6 +127,7 @@ class Config:
     cases: Any = None                       # (CaseCommon, [CaseProfile]) when a case file was loaded
     measured: Any = None                    # sim.system.measured.Measured when RTL latencies were used
     files: dict = field(default_factory=dict)
+    load_curves: Any = None                 # sim.system.loadcurve.LoadCurves when RTL load curves are used
 
     def get(self, key: str) -> Any:
         return self.tree.get(key)
@@ -141,7 +144,8 @@ class Config:
         return self.tree.notes
 
     def with_values(self, values: Mapping[str, Any], origin: str = "what-if") -> "Config":
-        return assemble(self.tree.with_values(values, origin), self.hardware_name, self.measured, self.files)
+        cfg = assemble(self.tree.with_values(values, origin), self.hardware_name, self.measured, self.files)
+        return dataclasses.replace(cfg, load_curves=self.load_curves) if self.load_curves is not None else cfg
 
 
 def assemble(tree: ParamTree, hardware_name: str, measured: Any = None, files: dict | None = None) -> Config:
@@ -170,7 +174,8 @@ def base_tree(hardware: str = DEFAULT_HARDWARE) -> ParamTree:
 
 def load_config(hardware: str = DEFAULT_HARDWARE, config_file: Path | None = None, sets: Iterable[str] = (),
                 workload_file: Path | None = WORKLOAD_YAML, tiering_file: Path | None = TIERING_YAML,
-                cases_file: Path | None = CASES_YAML, latencies_from: Path | None = None) -> Config:
+                cases_file: Path | None = CASES_YAML, latencies_from: Path | None = None,
+                load_curves_from: Path | None = None) -> Config:
     """The run's configuration, built once. A file argument of None leaves that part out."""
     tree = base_tree(hardware)
     files = {"hardware": str(hardware_file(hardware))}
@@ -190,4 +195,14 @@ def load_config(hardware: str = DEFAULT_HARDWARE, config_file: Path | None = Non
     if config_file is not None:
         tree.apply_file(Path(config_file))
     tree.apply_sets(sets)
-    return assemble(tree, hardware, measured, files)
+    cfg = assemble(tree, hardware, measured, files)
+    return with_load_curves(cfg, load_curves_from) if load_curves_from is not None else cfg
+
+
+def with_load_curves(cfg: Config, path: Path) -> Config:
+    """`cfg` whose CXL-port flows take bandwidth and latency from RTL load curves
+    (sim/system/loadcurve.py; a co-simulation sweep's load_curve.csv)."""
+    from sim.system.loadcurve import LoadCurves
+    curves = LoadCurves.from_csv(Path(path))
+    cfg.tree.notes.append(f"CXL port contention from RTL load curves ({curves.top} top): {path}")
+    return dataclasses.replace(cfg, load_curves=curves)

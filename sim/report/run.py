@@ -50,6 +50,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--holdout", type=Path, default=HOLDOUT_RUNS, help="held-out validation runs file")
     ap.add_argument("--latencies-from", type=Path, default=None,
                     help="co-simulation latency JSON (default: <out>/cosim/latency.json if it exists)")
+    ap.add_argument("--load-curves-from", type=Path, default=None,
+                    help="co-simulation load curves CSV (default: <out>/cosim/load_curve.csv if it exists)")
     ap.add_argument("--no-whatif", "--no-sensitivity", dest="no_whatif", action="store_true",
                     help="skip the sensitivity runs and the validation")
     return ap.parse_args(argv)
@@ -143,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         targets = load_targets(tpath)
         cfg, measured = build_case_config(args.config, args.set, args.workload, args.tiering, lat_path, args.cases,
                                           args.hardware)
+        lc_path = args.load_curves_from or (out / "cosim" / "load_curve.csv")
+        if args.load_curves_from or lc_path.is_file():     # CXL-port contention from the RTL sweep
+            from sim.config.build import with_load_curves
+            cfg = with_load_curves(cfg, lc_path)
+            print(f"      CXL port contention from RTL load curves: {lc_path}", flush=True)
         print(f"[2/6] system model: {len(cfg.workloads)} LLMs x {len(SYSTEMS)} systems, tiering sweep, case studies",
               flush=True)
         res = run_system(cfg)
@@ -199,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         if f:
             figs.append(f)
     write_report(out, rows, res, cfg, swings, base, figs, lat_path, tpath, rules, cases, case_paths, vrows, hrows, args)
+    from sim.report.loadcurve import append_section   # RTL load curves, when the sweep has run
+    append_section(out, res, cfg)
     header = ["id", "paper", "ours", "unit", "ratio", "verdict", "range"]
     print()
     print(table([[r.id, r.paper[:28], c[3], r.unit, c[5], r.verdict, r.range_text()] for r, c in ((r, r.cells()) for r in rows)],

@@ -338,7 +338,12 @@ def evaluate(workloads, cfg: Config, systems: tuple[str, ...] = SYSTEMS) -> dict
     """model key -> system -> IterationTime."""
     nets = networks(cfg)
     out: dict[str, dict[str, IterationTime]] = {}
+    curves = getattr(cfg, "load_curves", None)     # RTL load curves: CXL-port contention (sim/system/loadcurve.py)
     for w in workloads:
         pl = placement(w, cfg.hardware.accelerator.per_domain)
-        out[w.key] = {s: iteration_time(w, cfg, s, nets[s], pl) for s in systems}
+        if curves is not None:
+            from sim.system.loadcurve import loaded_iteration
+            out[w.key] = {s: loaded_iteration(w, cfg, s, curves, nets[s], pl)[0] for s in systems}
+        else:
+            out[w.key] = {s: iteration_time(w, cfg, s, nets[s], pl) for s in systems}
     return out
