@@ -28,6 +28,8 @@ from models.cxl.messages import D2HReqOp, H2DData, H2DReq, H2DRsp
 from models.switch import SwitchConfig
 from sim.cosim.knobs import CosimCfg
 from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
+from tb.common.cfg_agent import CfgAgent
+from tb.switch.regs import RESP_OK
 
 DATA_TAG = 0x3C0DE            # sp_mem_node: each 64-bit word of a line = {DATA_TAG, Addr[51:6]}
 KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr", 7: "coh_wr"}
@@ -120,6 +122,7 @@ class Peer:
 class EdgeHarness:
     def __init__(self, dut: Any, cfg: CosimCfg, seed: int, win: Window = Window()) -> None:
         self.dut, self.cfg, self.seed, self.win = dut, cfg, seed, win
+        self.regs = CfgAgent(dut, resp_ok=RESP_OK, sel="sel")     # both switches' registers (cfg_sel)
         self.nbr = len(dut.xl_rx_valid)
         self.npeer = len(dut.peer_d2h_req_valid)
         self.ntap = len(dut.tap_valid)
@@ -168,28 +171,13 @@ class EdgeHarness:
         from sim.cosim.hil import switch_configs
         return switch_configs(self.cfg.mode, self.win, self.nmn)
 
-    async def cfg_access(self, sel: int, addr: int, data: int = 0, write: bool = True) -> tuple[int, int]:
-        d = self.dut
-        await FallingEdge(d.clk)
-        d.cfg_sel.value = sel
-        d.cfg_valid.value = 1
-        d.cfg_write.value = int(write)
-        d.cfg_addr.value = addr
-        d.cfg_wdata.value = data
-        await RisingEdge(d.clk)
-        await FallingEdge(d.clk)
-        d.cfg_valid.value = 0
-        await ReadOnly()
-        assert int(d.cfg_rvalid.value) == 1, "cfg response missing"
-        return int(d.cfg_resp.value), int(d.cfg_rdata.value)
-
     async def program(self) -> None:
         from sim.cosim.hil import program_switches
-        await program_switches(self.cfg_access, self.cfg.mode, self.win, self.nmn)
+        await program_switches(self.regs, self.cfg.mode, self.win, self.nmn)
 
     async def counters(self, sel: int) -> dict[str, int]:
         from sim.cosim.hil import read_counters
-        return await read_counters(self.cfg_access, sel)
+        return await read_counters(self.regs, sel)
 
     async def start(self) -> None:
         d = self.dut

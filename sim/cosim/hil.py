@@ -18,7 +18,8 @@ import numpy as np
 
 from models.switch import HDM_UNIT, HdmDecoder, PortConfig, SwitchConfig
 from sim.cosim.stream import Window
-from tb.switch.regs import COUNTERS, config_writes
+from tb.common.cfg_agent import CfgAgent
+from tb.switch.regs import A_COUNT, COUNTERS, RESP_OK, config_writes
 
 # Hops of sp_rack_edge (NBR = 2, CASCADE = 1), in its lk_* bit order.
 HOPS = ("br0_mem", "br1_mem", "br0_cache", "br1_cache", "node0", "home", "cascade", "node1", "node2")
@@ -66,25 +67,17 @@ def switch_configs(mode: str, win: Window, nmn: int) -> tuple[SwitchConfig, Swit
     raise ValueError(f"switch mode {mode!r}")
 
 
-async def program_switches(cfg_access, mode: str, win: Window, nmn: int) -> None:
-    """Write the switch register images of `mode` through `cfg_access(sel, addr, data)`."""
+async def program_switches(cfg: CfgAgent, mode: str, win: Window, nmn: int) -> None:
+    """Write the switch register images of `mode` through the top's register agent (cfg_sel 0 = A, 1 = B)."""
     a, bsw = switch_configs(mode, win, nmn)
     for sel, sc in ((0, a), (1, bsw)):
-        if sc is None:
-            continue
-        for w in config_writes(sc, 4):              # cxl_switch_core has 4 decoder slots
-            resp, _ = await cfg_access(sel, w.addr, w.data)
-            if resp != 0:
-                raise RuntimeError(f"switch {'AB'[sel]} config write {w.addr:#x} <- {w.data:#x} rejected ({resp})")
+        if sc is not None:
+            await cfg.program(config_writes(sc, 4), sel=sel)    # cxl_switch_core has 4 decoder slots
 
 
-async def read_counters(cfg_access, sel: int) -> dict[str, int]:
-    """Switch `sel`'s event counters (tb.switch.regs.COUNTERS) through `cfg_access`."""
-    out = {}
-    for k, name in enumerate(COUNTERS):
-        _, v = await cfg_access(sel, 0x300 + k, write=False)
-        out[name] = v
-    return out
+async def read_counters(cfg: CfgAgent, sel: int) -> dict[str, int]:
+    """Switch `sel`'s event counters (tb.switch.regs.COUNTERS) through the register agent."""
+    return await cfg.read_block(A_COUNT, COUNTERS, sel=sel)
 
 
 def encode_rows(recs: np.ndarray, ch: int) -> list[bytes]:
@@ -157,6 +150,8 @@ class Hil:
             "stim_wvalid", "stim_wdata", "stim_more", "cap_take", "cap_win", "cap_pos", "status", "now", "t_run")}
         self.times = RunTimes()
         self._timer = None
+        # register accesses keep this harness's timer phase: one access = one clock cycle
+        self.cfg = CfgAgent(dut, resp_ok=RESP_OK, sel="sel", step=self.cycles)
 
     # ------------------------------------------------------------------ raw access
     def _get(self, name: str) -> int:
@@ -186,24 +181,11 @@ class Hil:
             self._timer = Timer
         await self._timer(n, unit="ns")
 
-    async def cfg_access(self, sel: int, addr: int, data: int = 0, write: bool = True) -> tuple[int, int]:
-        d = self.dut
-        d.cfg_sel.value = sel
-        d.cfg_valid.value = 1
-        d.cfg_write.value = int(write)
-        d.cfg_addr.value = addr
-        d.cfg_wdata.value = data
-        await self.cycles(1)                      # taken at this rising edge, answered after it
-        d.cfg_valid.value = 0
-        if int(d.cfg_rvalid.value) != 1:
-            raise RuntimeError(f"switch register access {addr:#x}: no response")
-        return int(d.cfg_resp.value), int(d.cfg_rdata.value)
-
     async def program(self, mode: str) -> None:
-        await program_switches(self.cfg_access, mode, self.win, self.nmn)
+        await program_switches(self.cfg, mode, self.win, self.nmn)
 
     async def counters(self, sel: int) -> dict[str, int]:
-        return await read_counters(self.cfg_access, sel)
+        return await read_counters(self.cfg, sel)
 
     async def reset(self, t2_lat: int, ha_lat: int, ready_p: float, ber: float, ber_links: str,
                     mode: str) -> None:

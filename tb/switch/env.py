@@ -25,6 +25,7 @@ from pyuvm import (uvm_agent, uvm_analysis_port, uvm_component, uvm_driver, uvm_
 
 from models.cxl.messages import CxlMessage, M2SReq, M2SRwD, S2MDRS, S2MDRSOp, S2MNDR, S2MNDROp
 from models.switch import ExpectedStreams, OrderingError, expected_response
+from tb.common.cfg_agent import CfgAgent
 from tb.common.coverage import CoverageCollector
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp
@@ -141,33 +142,28 @@ class LaneBus:
                             cb(p, c, h, d, cyc)
 
 
+def cfg_agent(dut: Any) -> CfgAgent:
+    """The switch's register agent (tb/common/cfg_agent.py), one per DUT handle."""
+    agent = _CFG_AGENTS.get(id(dut))
+    if agent is None or agent.dut is not dut:
+        agent = _CFG_AGENTS[id(dut)] = CfgAgent(dut, resp_ok=RESP_OK)
+    return agent
+
+
+_CFG_AGENTS: dict[int, CfgAgent] = {}
+
+
 async def cfg_access(dut: Any, addr: int, data: int = 0, write: bool = True) -> tuple[int, int]:
     """One register access on cfg_* (call at any time; returns (resp, rdata))."""
-    await FallingEdge(dut.clk)
-    dut.cfg_valid.value = 1
-    dut.cfg_write.value = int(write)
-    dut.cfg_addr.value = addr
-    dut.cfg_wdata.value = data
-    await RisingEdge(dut.clk)
-    await FallingEdge(dut.clk)
-    dut.cfg_valid.value = 0
-    await ReadOnly()
-    assert int(dut.cfg_rvalid.value) == 1, "cfg response missing"
-    return int(dut.cfg_resp.value), int(dut.cfg_rdata.value)
+    return await cfg_agent(dut).access(addr, data, write)
 
 
 async def program(dut: Any, writes: Sequence[RegWrite]) -> None:
-    for w in writes:
-        resp, _ = await cfg_access(dut, w.addr, w.data)
-        assert resp == RESP_OK, f"config write {w.addr:#x} <- {w.data:#x} rejected (resp {resp})"
+    await cfg_agent(dut).program(writes)
 
 
 async def read_counters(dut: Any) -> dict[str, int]:
-    out = {}
-    for k, name in enumerate(COUNTERS):
-        _, v = await cfg_access(dut, A_COUNT + k, write=False)
-        out[name] = v
-    return out
+    return await cfg_agent(dut).read_block(A_COUNT, COUNTERS)
 
 
 # ------------------------------------------------------------------------------ agents
