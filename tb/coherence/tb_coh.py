@@ -19,6 +19,7 @@ from models.cxl.messages import D2HReqOp, D2HRspOp, H2DReq, S2MDRSOp, S2MNDROp
 from tb.common.clock import ClockReset
 from tb.common.patterns import Pattern
 from tb.common.seeds import announce_seed
+from tb.common.signals import lane_int
 from tb.coherence.coh_env import I_OPS, CohCfg, CohEnv
 
 Op = D2HReqOp
@@ -241,7 +242,7 @@ class CohErrorInjectionTest(CohBaseTest):
         for _ in range(100):
             await env.cycles(1)
             if int(dut.h2d_req_valid.value) >> 1 & 1:
-                hdr = (int(dut.h2d_req_hdr.value) >> 128) & ((1 << 128) - 1)
+                hdr = lane_int(dut.h2d_req_hdr.value, 1, 128)
                 uq = H2DReq.from_canonical(hdr).uqid
                 break
         assert uq is not None, "snoop to dev1 never presented"
