@@ -29,13 +29,12 @@ from tb.common.coverage import CoverageCollector
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp
 from tb.common.seeds import component_rng
+from tb.common.signals import lane_int
 from tb.switch.regs import A_COUNT, COUNTERS, RESP_OK, RegWrite
 
 CLS_TYPES: tuple[type, ...] = (M2SReq, M2SRwD, S2MNDR, S2MDRS)
 CLS_NAMES = ("req", "rwd", "ndr", "drs")
 DATA_LANE = {1: 0, 3: 1}
-MASK128 = (1 << 128) - 1
-MASK512 = (1 << 512) - 1
 
 
 def cls_of(msg: CxlMessage) -> int:
@@ -130,13 +129,13 @@ class LaneBus:
                         for cb in self.on_in:
                             cb(i // 4, i % 4, h, d, cyc)
             if fired:
-                oh = int(dut.out_hdr.value)
-                od = int(dut.out_data.value) if fired & (0xA * sum(1 << 4 * p for p in range(self.n))) else 0
+                oh = dut.out_hdr.value
+                od = dut.out_data.value
                 for i in range(4 * self.n):
                     if fired >> i & 1:
                         p, c = divmod(i, 4)
-                        h = (oh >> (128 * i)) & MASK128
-                        d = (od >> (512 * (p * 2 + DATA_LANE[c]))) & MASK512 if c in DATA_LANE else 0
+                        h = lane_int(oh, i, 128)
+                        d = lane_int(od, p * 2 + DATA_LANE[c], 512) if c in DATA_LANE else 0
                         for cb in self.on_out:
                             cb(p, c, h, d, cyc)
 
