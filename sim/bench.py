@@ -24,6 +24,8 @@ BENCHES: list[tuple[str, str]] = [
     ("bridge", "tb.bridge.bench"),
     ("system", "sim.system"),
     ("cosim", "sim.cosim.bench"),
+    ("coverage", "tools.coverage"),   # reads the last `make coverage` (results/coverage/summary.json)
+    ("formal", "tools.formal"),       # runs `make formal`'s proofs and broken variants
 ]
 
 
