@@ -11,7 +11,8 @@
 //     route exists);
 //   - HBR response at a DSP matching an outstanding request: back to the recorded requester port;
 //   - exactly one error event per dropped message, a switch answer counts as its NXM or tag
-//     conflict event, a forwarded message as one forward event.
+//     conflict event (plus the drop event of that answer when it cannot be routed), a forwarded
+//     message as one forward event.
     reg fv_live = 1'b0;
     always @(posedge clk) fv_live <= fv_live | rst;
     wire fv_on = fv_live && !rst;
@@ -43,10 +44,13 @@
     always @* begin
         if (fv_on && st_valid) begin
             // events of the message leaving the ingress stage
-            if (f_drop)
+            if (k_conf) begin
+                // a tag conflict is answered by the switch; an answer that cannot be routed is a
+                // second message, dropped with its own event (models/switch: _switch_answer)
+                if (c_drop) assert (f_dev[E_TAG_CONF] && $onehot(f_dev & FV_ERR & ~(16'd1 << E_TAG_CONF)));
+                else        assert (f_dev == (16'd1 << E_TAG_CONF));
+            end else if (f_drop)
                 assert ((f_dev & ~FV_ERR) == 16'd0 && $onehot(f_dev & FV_ERR));
-            else if (k_conf)
-                assert (f_dev == (16'd1 << E_TAG_CONF));
             else if (own)
                 assert (f_dev == (16'd1 << E_NXM_RD) || f_dev == (16'd1 << E_NXM_WR));
             else
