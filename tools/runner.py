@@ -197,6 +197,8 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     xml_out.unlink(missing_ok=True)
     env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
     env.update(extra_env or {})
+    if node:  # functional-coverage dumps name the pytest test that ran them (tools/signoff.py)
+        env.setdefault("PYTEST_NODE", node)
     # Outside PYTEST_CURRENT_TEST the runner returns instead of calling sys.exit(): we check the
     # XML ourselves and fail with the names of the failing cocotb tests.
     saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
