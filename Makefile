@@ -17,7 +17,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST  := $(VPY) -m pytest -p no:cacheprovider
 RESULTS := results
 
-.PHONY: help venv gen check-gen test sim lint synth bench waves clean coverage formal
+.PHONY: help venv gen check-gen test sim lint synth bench waves clean coverage formal signoff
 
 help:
 	@echo "make test    model unit tests + RTL regression (what CI runs)"
@@ -27,6 +27,7 @@ help:
 	@echo "make bench   measured performance figures to results/bench.json"
 	@echo "make coverage  RTL regression with Verilator line/branch/toggle coverage, merged per block"
 	@echo "make formal  SymbiYosys proofs (tb/formal) and their broken variants -> results/formal/"
+	@echo "make signoff testplans (tb/*/testplan.yaml) against the last make test + coverage"
 	@echo "make test SIM=icarus   the same regression with the RTL on Icarus Verilog"
 	@echo "make waves TEST=<pytest -k expr>   re-run one test with VCD waves"
 	@echo "make gen     regenerate rtl/include/cxl_defs.vh from models/cxl"
@@ -64,6 +65,7 @@ synth: $(STAMP)
 test: $(STAMP) check-gen lint
 	@if [ "$(SIM)" = icarus ]; then command -v iverilog >/dev/null || { echo "error: iverilog is missing: SIM=icarus needs Icarus Verilog 11 (apt-get install iverilog)"; exit 1; }; fi
 	@mkdir -p $(RESULTS)/regression
+	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/coverage/*__*.json   # this run's results only (make signoff)
 	@$(PYTEST) -n $(JOBS) --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 
@@ -89,6 +91,11 @@ coverage: $(STAMP)
 
 formal: $(STAMP)
 	@$(VPY) -m tools.formal --out $(RESULTS)/formal
+
+# Testplans (tb/*/testplan.yaml) against the last `make test`: its junit/cocotb results, its
+# functional-coverage dumps and the last `make coverage` summary; reruns nothing.
+signoff: $(STAMP)
+	@$(VPY) -m tools.signoff --results $(RESULTS)
 
 bench: $(STAMP)
 	@$(VPY) -m sim.bench --out $(RESULTS)/bench.json
