@@ -71,7 +71,7 @@ test: $(STAMP) check-gen lint
 
 sim: $(STAMP) check-gen
 	@mkdir -p $(RESULTS)/regression
-	@rm -rf $(RESULTS)/regression/xml
+	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/coverage/*__*.json
 	@$(PYTEST) -n $(JOBS) -m rtl --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: no RTL tests collected"; rc=1; fi; \
 	  $(VPY) -m tools.summary --results $(RESULTS)/regression || rc=1; \
