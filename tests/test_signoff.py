@@ -44,9 +44,10 @@ def _cocotb(cases: dict[str, str]) -> str:
     return "".join(out + ["</testsuite></testsuites>"])
 
 
-def _dump(results: Path, node: str, hits: dict[str, int], group: str = "g") -> None:
+def _dump(results: Path, node: str, hits: dict[str, int], group: str = "g",
+          enforced: bool = True) -> None:
     rec = {"group": group, "module": "tb.demo.tb_demo", "test": "ATest", "pytest": node,
-           "points": {"p": hits}, "crosses": {}}
+           "points": {"p": hits}, "crosses": {}, "enforced": enforced}
     cov = results / "coverage"
     cov.mkdir(parents=True, exist_ok=True)
     tag = node.rsplit("::", 1)[-1]
@@ -136,6 +137,15 @@ def test_fails_on_bin_missed_by_whole_regression(demo: tuple[Path, Path]) -> Non
     assert rc == 1
     assert res["reason"].endswith("covergroup tb_demo:cov.g (demo): bin p.hi missed by the whole regression")
     assert (res["blocks"]["demo"]["bins_hit"], res["blocks"]["demo"]["bins_total"]) == (1, 2)
+
+
+def test_bins_come_from_tests_that_enforce_them(demo: tuple[Path, Path]) -> None:
+    root, results = demo
+    # a test sampling the group without failing on holes adds hits, not bins it never claimed
+    _dump(results, "tests/test_demo.py::test_b", {"lo": 1, "other": 0}, enforced=False)
+    rc, res = _run(demo)
+    assert rc == 0, res["faults"]
+    assert res["blocks"]["demo"]["bins_total"] == 2
 
 
 def test_bins_of_a_failed_test_do_not_count(demo: tuple[Path, Path]) -> None:

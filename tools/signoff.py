@@ -184,8 +184,12 @@ def load_cases(results: Path, root: Path = REPO) -> dict[str, Case]:
 
 
 def load_bins(results: Path, cases: dict[str, Case]) -> dict[str, dict[str, int]]:
-    """Covergroup id -> bin -> hits summed over the regression's dumps (failed tests excluded)."""
+    """Covergroup id -> bin -> hits summed over the regression's dumps (failed tests excluded).
+    The bins of a group are those of its enforced dumps (tests that fail on a missed bin); a test
+    that samples the group without enforcing it (e.g. a directed test over a few routes) adds hits
+    only. A group no test enforces keeps every bin it was dumped with."""
     groups: dict[str, dict[str, int]] = defaultdict(dict)
+    enforced: dict[str, set[str]] = defaultdict(set)
     for f in sorted((results / "coverage").glob("*__*.json")):
         collector_group = f.stem.rsplit("__", 1)[-1]           # e.g. cov.a2b
         for rec in json.loads(f.read_text()):
@@ -195,14 +199,18 @@ def load_bins(results: Path, cases: dict[str, Case]) -> dict[str, dict[str, int]
             mod = rec.get("module", "").rsplit(".", 1)[-1]
             if not mod:                                        # run-<module>-... (older dumps)
                 mod = f.stem.split("__", 1)[0].removeprefix("run-").split("-", 1)[0]
-            bins = groups[f"{mod}:{collector_group}"]
-            for point, hits in rec.get("points", {}).items():
-                for b, n in hits.items():
-                    bins[f"{point}.{b}"] = bins.get(f"{point}.{b}", 0) + int(n)
-            for cross, hits in rec.get("crosses", {}).items():
-                for b, n in hits.items():
-                    bins[f"{cross}.<{b}>"] = bins.get(f"{cross}.<{b}>", 0) + int(n)
-    return dict(groups)
+            gid = f"{mod}:{collector_group}"
+            bins = groups[gid]
+            named = [(f"{point}.{b}", n) for point, hits in rec.get("points", {}).items()
+                     for b, n in hits.items()]
+            named += [(f"{cross}.<{b}>", n) for cross, hits in rec.get("crosses", {}).items()
+                      for b, n in hits.items()]
+            for b, n in named:
+                bins[b] = bins.get(b, 0) + int(n)
+            if rec.get("enforced", True):
+                enforced[gid].update(b for b, _ in named)
+    return {g: ({b: n for b, n in bins.items() if b in enforced[g]} if enforced[g] else bins)
+            for g, bins in groups.items()}
 
 
 # ------------------------------------------------------------------------------ matching

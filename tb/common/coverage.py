@@ -176,11 +176,12 @@ def write_json(groups: Iterable[Covergroup], path: Path, meta: dict[str, Any] | 
     return path
 
 
-def run_meta(test_name: str) -> dict[str, Any]:
+def run_meta(test_name: str, enforced: bool = True) -> dict[str, Any]:
     """Who sampled a dump, for `make signoff` (tools/signoff.py) to merge a regression's bins: the
-    cocotb test and module, and the pytest node id the runner hands over (PYTEST_NODE)."""
+    cocotb test and module, the pytest node id the runner hands over (PYTEST_NODE), and whether
+    the test fails on a missed bin (only such tests define the bins a block must hit)."""
     return {"test": test_name, "module": os.environ.get("COCOTB_TEST_MODULES", ""),
-            "pytest": os.environ.get("PYTEST_NODE", "")}
+            "pytest": os.environ.get("PYTEST_NODE", ""), "enforced": enforced}
 
 
 def dump(cg: Covergroup, test_name: str, collector: str = "cov") -> Path:
@@ -225,7 +226,7 @@ class CoverageCollector(uvm_component):
             p = default_json_path(test, f"{self.get_name()}.{g.name}")
             if self.json_dir is not None:
                 p = self.json_dir / p.name
-            self.json_paths.append(write_json([g], p, run_meta(test)))
+            self.json_paths.append(write_json([g], p, run_meta(test, self.enforce)))
         return self.json_paths
 
     def missed(self) -> list[str]:
