@@ -131,6 +131,10 @@ def test_formal_prepare_writes_sby(tmp_path: Path) -> None:
     sby = formal.prepare(p, formal.Variant(p.name, b["name"], b), tmp_path / "m")
     assert "bmc: mode bmc" in sby.read_text()
     assert b["to"] in (tmp_path / "m" / Path(b["file"]).name).read_text()
+    # extra Yosys commands of a property run right after prep
+    ha = next(p for p in formal.load_spec() if p.name == "home_agent")
+    text = formal.prepare(ha, formal.Variant(ha.name, ""), tmp_path / "h").read_text()
+    assert f"prep -flatten -top {ha.top}\nmemory_map\nopt_clean\n" in text
 
 
 def test_runner_sim_selection(monkeypatch: pytest.MonkeyPatch) -> None:

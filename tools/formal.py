@@ -74,6 +74,7 @@ class Prop:
     defines: dict[str, str] = field(default_factory=dict)
     cover: bool = False
     quick: bool = False
+    script: list[str] = field(default_factory=list)  # Yosys commands after prep (e.g. memory_map)
     timeout: int = 1800
     broken: list[dict] = field(default_factory=list)
 
@@ -145,7 +146,7 @@ def prepare(p: Prop, v: Variant, work: Path) -> Path:
         sby += [f"{t}: mode {modes[t][0]}", f"{t}: depth {modes[t][1]}"]
     sby += ["", "[engines]", "smtbmc z3", "", "[script]"]
     sby += [f"read -formal -sv {defines} {s}".replace("  ", " ") for s in sources]
-    sby += [f"prep -flatten -top {p.top}", "", "[files]"]
+    sby += [f"prep -flatten -top {p.top}", *p.script, "", "[files]"]
     sby += [str(work / n) for n in names]
     path = work / f"{p.name}.sby"
     path.write_text("\n".join(sby) + "\n")
