@@ -65,7 +65,7 @@ synth: $(STAMP)
 test: $(STAMP) check-gen lint
 	@if [ "$(SIM)" = icarus ]; then command -v iverilog >/dev/null || { echo "error: iverilog is missing: SIM=icarus needs Icarus Verilog 11 (apt-get install iverilog)"; exit 1; }; fi
 	@mkdir -p $(RESULTS)/regression
-	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/coverage/*__*.json   # this run's results only (make signoff)
+	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/regression/junit-*.xml $(RESULTS)/coverage/*__*.json   # this run's results only (make signoff)
 	@$(PYTEST) -n $(JOBS) --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 

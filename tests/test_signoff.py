@@ -117,6 +117,13 @@ def test_fails_on_testpoint_without_passing_test(demo: tuple[Path, Path]) -> Non
     assert rc == 1 and "feature_b has no passing test (no mapped test ran)" in res["reason"]
 
 
+def test_a_rerun_adds_results_and_a_failure_anywhere_fails(demo: tuple[Path, Path]) -> None:
+    root, results = demo
+    (results / "regression" / "junit-rerun.xml").write_text(_junit({"test_b": "FAIL"}))
+    rc, res = _run(demo)
+    assert rc == 1 and "feature_b has no passing test (failed: tests/test_demo.py::test_b)" in res["reason"]
+
+
 def test_fails_on_unmapped_test(demo: tuple[Path, Path]) -> None:
     root, results = demo
     (results / "regression" / "xml" / "extra.xml").write_text(_cocotb({"StrayTest": "PASS"}))

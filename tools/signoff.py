@@ -20,7 +20,8 @@ wildcards allowed) or cocotb tests as ``<module>:<test>`` (module by its last do
 Covergroups are ``<module>:<collector>.<group>`` as dumped by tb.common.coverage.
 
 Results read, never rerun: pytest's junit xml (``results/regression/junit.xml``, written by
-`make test`), the runner's cocotb results (``results/regression/xml/*.xml``), the functional
+`make test`; a rerun of some tests may add ``junit-<name>.xml``: a test failed in any file fails,
+make test clears the extra files), the runner's cocotb results (``results/regression/xml/*.xml``), the functional
 coverage dumps (``results/coverage/*__*.json``, one per test and covergroup; dumps of a failed
 pytest test are not counted) and the code coverage summary of the last `make coverage`
 (``results/coverage/summary.json``, shown when present).
@@ -171,8 +172,7 @@ def _merge(cases: dict[str, Case], c: Case) -> None:
 
 def load_cases(results: Path, root: Path = REPO) -> dict[str, Case]:
     cases: dict[str, Case] = {}
-    junit = results / "regression" / "junit.xml"
-    if junit.exists():
+    for junit in sorted((results / "regression").glob("junit*.xml")):
         for tc in ET.parse(junit).getroot().iter("testcase"):
             nid = _nodeid(tc.get("classname", ""), tc.get("name", "?"), root)
             _merge(cases, Case(nid, "pytest", _status(tc)))
