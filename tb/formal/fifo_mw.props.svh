@@ -23,7 +23,7 @@
         for (fv_i = 0; fv_i < W; fv_i = fv_i + 1) begin
             fv_before[fv_i] = fv_nacc;
             if (in_valid[fv_i]) begin
-                if (fv_nacc < {1'b0, free_w}) begin
+                if (fv_nacc < {1'b0, free_q}) begin
                     fv_acc[fv_i] = 1'b1;
                     fv_nacc = fv_nacc + 1'b1;
                 end else begin
@@ -88,7 +88,7 @@
         if (fv_on) begin
             // acceptance, drops and the sticky flag against the reference
             assert (we == fv_acc);
-            assert (drop == fv_drop);
+            assert (ovf == fv_drop);
             assert (overflow == fv_ovf);
             // count, free, empty against the ghost count
             assert ({1'b0, count} == fv_n);
