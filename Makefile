@@ -33,7 +33,7 @@ else
 $(error ENGINE=$(ENGINE): use ENGINE=local (pytest-xdist, the default) or ENGINE=ray)
 endif
 
-.PHONY: help venv gen check-gen test sim lint synth bench waves clean list sweep
+.PHONY: help venv gen check-gen test sim lint synth bench waves clean list sweep coverage formal signoff
 
 # `make help` lists every target of this file: a `## text` line above a target describes it.
 ## this list: every target and the environment knobs
@@ -47,6 +47,7 @@ help:
 	@echo "  TESTCASE=<a,b>     run only these cocotb tests (make list); a pytest test that runs other ones is skipped, with the reason"
 	@echo "  WAVES=1            dump waves: FST with liblz4-dev, else VCD (make waves sets it)"
 	@echo "  COV=1              Verilator code-coverage builds"
+	@echo "  COV_FLAGS=<flags>  Verilator coverage flags with COV=1 (default --coverage-line --coverage-toggle)"
 	@echo "  VL_CFLAGS=<flags>  C++ flags of simulation builds (default -O0: the build dominates; -O2 for long runs)"
 	@echo "  SIM=icarus         the second simulator (default: verilator)"
 	@echo "  ENGINE=local|ray   make test/sim: pytest-xdist on JOBS cores (default) or one Ray task per RTL test"
@@ -93,14 +94,16 @@ synth: $(STAMP)
 # pytest exit code 5 means "no tests collected": that is a failure here, never a pass.
 ## check-gen, lint, model unit tests and the RTL regression (what CI runs; ENGINE=ray for Ray)
 test: $(STAMP) check-gen lint
+	@if [ "$(SIM)" = icarus ]; then command -v iverilog >/dev/null || { echo "error: iverilog is missing: SIM=icarus needs Icarus Verilog 11 (apt-get install iverilog)"; exit 1; }; fi
 	@mkdir -p $(RESULTS)/regression
+	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/regression/junit-*.xml $(RESULTS)/coverage/*__*.json   # this run's results only (make signoff)
 	@$(RUN_TESTS) --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 
 ## RTL regression with summary, co-simulation, then the system scoreboard (ENGINE=ray for Ray)
 sim: $(STAMP) check-gen
 	@mkdir -p $(RESULTS)/regression
-	@rm -rf $(RESULTS)/regression/xml
+	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/coverage/*__*.json
 	@$(RUN_TESTS) -m rtl --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: no RTL tests collected"; rc=1; fi; \
 	  $(VPY) -m tools.summary --results $(RESULTS)/regression || rc=1; \
@@ -112,6 +115,26 @@ sim: $(STAMP) check-gen
 	    --runs sim/system/configs/validation/holdout.yaml --out $(RESULTS) || rc=1; \
 	  $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; \
 	  exit $$rc
+
+# Every passing run leaves results/coverage/*.dat (tools/runner.py, COV=1); tools/coverage.py merges
+# them per block into rtl.info, html/, summary.md and summary.json (read by make bench).
+## RTL regression with Verilator line/branch/toggle coverage, merged per block -> results/coverage/
+coverage: $(STAMP)
+	@command -v genhtml >/dev/null || { echo "error: genhtml is missing: the HTML coverage report needs lcov (apt-get install lcov)"; exit 1; }
+	@mkdir -p $(RESULTS)/coverage && rm -f $(RESULTS)/coverage/*.dat
+	@COV=1 $(PYTEST) -n $(JOBS) -m rtl tests; rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "error: no RTL tests collected"; rc=1; fi; \
+	  $(VPY) -m tools.coverage --out $(RESULTS)/coverage || rc=1; exit $$rc
+
+## SymbiYosys + z3 proofs of tb/formal/properties.yaml and their broken variants -> results/formal/
+formal: $(STAMP)
+	@$(VPY) -m tools.formal --out $(RESULTS)/formal
+
+# Testplans (tb/*/testplan.yaml) against the last `make test`: its junit/cocotb results, its
+# functional-coverage dumps and the last `make coverage` summary; reruns nothing.
+## testplans (tb/*/testplan.yaml) against the last make test (+ make coverage) -> results/signoff/
+signoff: $(STAMP)
+	@$(VPY) -m tools.signoff --results $(RESULTS)
 
 ## measured performance figures to results/bench.json
 bench: $(STAMP)

@@ -27,6 +27,9 @@ BENCHES: list[tuple[str, str]] = [
     ("synth", "tools.synth"),      # reads the last `make synth` (results/synth/timing.json)
     ("regression", "tools.ray_pytest"),
     ("sweep", "sim.sweep"),
+    ("coverage", "tools.coverage"),   # reads the last `make coverage` (results/coverage/summary.json)
+    ("formal", "tools.formal"),       # runs `make formal`'s proofs and broken variants
+    ("signoff", "tools.signoff"),     # reads the last `make signoff` (results/signoff/summary.json)
 ]
 
 

@@ -6,9 +6,10 @@ wheel, runs one cocotb test module, copies the cocotb results XML to
 ``AssertionError`` naming the failing cocotb tests.
 
 Environment knobs: ``SEED`` (reproduce a run), ``WAVES=1`` (dump FST, or VCD without liblz4-dev),
-``COV=1`` (Verilator coverage), ``TESTCASE`` (run these cocotb tests: honoured where the pytest test
-runs them, a skip with the reason where it picks others, an error naming the module's tests for a
-name it does not have), ``SCALEPOOL_SIM_BUILD`` (build root, default ``sim_build/``; Ray workers use
+``COV=1`` (Verilator coverage, flags in ``COV_FLAGS``), ``SIM`` (``verilator``, the default, or
+``icarus``), ``TESTCASE`` (run these cocotb tests: honoured where the pytest test runs them, a
+skip with the reason where it picks others, an error naming the module's tests for a name it does
+not have), ``SCALEPOOL_SIM_BUILD`` (build root, default ``sim_build/``; Ray workers use
 a node-local one). A build is reused without calling Verilator when its content key (RTL, sources,
 parameters, arguments, toolchain) matches the one it was built from.
 """
@@ -34,6 +35,33 @@ RTL = REPO / "rtl"
 INCLUDE = RTL / "include"
 SIM_BUILD = Path(os.environ.get("SCALEPOOL_SIM_BUILD") or REPO / "sim_build")
 XML_DIR = REPO / "results" / "regression" / "xml"
+SIMULATORS = ("verilator", "icarus")
+# Verilator 5.48 stops with an internal error (V3Ast, ARRAYSEL) on `--coverage` (= line + toggle +
+# expression + user) for some tops; line + toggle builds for every top (tools/coverage.md).
+COV_FLAGS = ("--coverage-line", "--coverage-toggle")
+# Verilator-only build arguments that tests pass; they are dropped under another simulator.
+_VERILATOR_ONLY = {"--output-split": 1, "-CFLAGS": 1, "--x-assign": 1, "--x-initial": 1}
+
+
+def sim_name() -> str:
+    """The simulator named by ``SIM`` (default verilator)."""
+    sim = os.environ.get("SIM", "").strip().lower() or "verilator"
+    if sim not in SIMULATORS:
+        raise ValueError(f"SIM={sim!r}: supported simulators are {', '.join(SIMULATORS)}")
+    return sim
+
+
+def icarus_build_args(build_args: Sequence[str]) -> list[str]:
+    """``build_args`` without the Verilator-only options (and their values)."""
+    out, skip = [], 0
+    for a in build_args:
+        if skip:
+            skip -= 1
+        elif a in _VERILATOR_ONLY:
+            skip = _VERILATOR_ONLY[a]
+        elif not a.startswith("-Wno-"):
+            out.append(a)
+    return out
 
 
 def verilator_root() -> Path:
@@ -202,7 +230,12 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
             import pytest
             pytest.skip(str(why))
         raise ValueError(str(why)) from None
+    sim = sim_name()
+    if sim != "verilator" and coverage:
+        raise ValueError("COV=1 (code coverage) needs SIM=verilator")
     tag = build_tag(top, params, name, waves, coverage)
+    if sim != "verilator":
+        tag += f"-{sim}"
     build_dir = SIM_BUILD / tag
     seed = pick_seed(seed)
     print(f"\n[run_cocotb] {tag}: SEED={seed} ({reproduce_line(seed)})", flush=True)
@@ -219,10 +252,18 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     for d in sorted(p for p in RTL.iterdir() if p.is_dir() and p != INCLUDE):
         args += ["-y", str(d)]
     if coverage:
-        args += ["--coverage"]
-    if waves and fst_available():
+        args += os.environ.get("COV_FLAGS", " ".join(COV_FLAGS)).split()
+    if waves and fst_available() and sim == "verilator":
         args += ["--trace-fst"]      # after cocotb's --trace: FST (dump.fst) instead of VCD
-    runner = cached_runtime_runner(get_runner("verilator"), SIM_BUILD, waves, coverage)
+    if sim == "icarus":
+        # iverilog searches the same module libraries (-y, .v files); it is built every time
+        # (seconds), since cocotb's staleness check sees only the listed sources, not the libraries.
+        args = [a for d in sorted(p for p in RTL.iterdir() if p.is_dir() and p != INCLUDE)
+                for a in ("-y", str(d))]
+        build_args = icarus_build_args(build_args)
+        runner = get_runner("icarus")
+    else:
+        runner = cached_runtime_runner(get_runner("verilator"), SIM_BUILD, waves, coverage)
     # Several pytest tests may share one build (same top and parameters) and run at the same time
     # under xdist: the build is serialized by a lock, and each run gets its own directory and XML.
     SIM_BUILD.mkdir(parents=True, exist_ok=True)
@@ -235,7 +276,12 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
         key = build_key(top, sorted(params.items()), args + list(build_args), waves, coverage, timescale,
                         files=[Path(s) for s in sources] + rtl_files + inc_files)
         stamp = build_dir / ".build_key"
-        if not (stamp.is_file() and stamp.read_text() == key and (build_dir / top).is_file()):
+        if sim == "icarus":
+            runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
+                         includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
+                         build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
+                         timescale=timescale, always=True)
+        elif not (stamp.is_file() and stamp.read_text() == key and (build_dir / top).is_file()):
             stamp.unlink(missing_ok=True)
             runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
                          includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
@@ -261,6 +307,8 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
         xml_out.unlink(missing_ok=True)
         env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
         env.update(extra_env or {})
+        if node:  # functional-coverage dumps name the pytest test that ran them (tools/signoff.py)
+            env.setdefault("PYTEST_NODE", node)
         # Outside PYTEST_CURRENT_TEST the runner returns instead of calling sys.exit(): we check the
         # XML ourselves and fail with the names of the failing cocotb tests.
         saved = os.environ.pop("PYTEST_CURRENT_TEST", None)

@@ -655,9 +655,12 @@ module coh_home_agent #(
         .wfwd(db_wfwd), .pull_v(db_pull), .pull_op(db_pullop), .acc_pull(db_acc), .ga_v(db_ga),
         .ga_st(db_gast), .ga_ext(db_gaext), .fwd_bk(db_fbk));
 
+    // Queue space is checked on the entry's port; a response naming no live entry (dropped with an
+    // error) checks port 0 instead of an entry's port that was never written.
+    wire [PW-1:0] b_ep = (b_rng && e_v[b_e]) ? e_port[b_e] : {PW{1'b0}};
     reg b_ok, b_fire, b_dec, b_bdone, b_pwr, b_pnew, b_pgo;
     always @* begin
-        b_ok = mq_free[e_port[b_e] * CW +: CW] >= MQ_NEED && dq_free[e_port[b_e] * CW +: CW] >= DQ_NEED &&
+        b_ok = mq_free[b_ep * CW +: CW] >= MQ_NEED && dq_free[b_ep * CW +: CW] >= DQ_NEED &&
                rq_free >= RQ_NEED && wq_free >= WQ_NEED;
         b_fire = b_any && b_ok;
         b_adv = b_fire;

@@ -29,6 +29,7 @@ from models.switch import SwitchConfig
 from sim.cosim.knobs import CosimCfg
 from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
 from tb.common.cfg_agent import CfgAgent
+from tb.common.signals import lane_int
 from tb.switch.regs import RESP_OK
 
 DATA_TAG = 0x3C0DE            # sp_mem_node: each 64-bit word of a line = {DATA_TAG, Addr[51:6]}
@@ -317,21 +318,21 @@ class EdgeHarness:
                     self.rsp_first[b] = cyc
                 if rdy >> b & 1:
                     if data is None:
-                        data = int(d.xl_tx_data.value)
-                        last = int(d.xl_tx_last.value)
-                    self.rsp_beats[b].append((data >> (512 * b)) & ((1 << 512) - 1))
-                    if last >> b & 1:
+                        data = d.xl_tx_data.value
+                        last = d.xl_tx_last.value
+                    self.rsp_beats[b].append(lane_int(data, b, 512))
+                    if lane_int(last, b, 1):
                         self.response(b, self.rsp_beats[b], self.rsp_first[b])
                         self.rsp_beats[b] = []
                         self.rsp_first[b] = -1
         # bridge line kinds
         lv = int(d.br_line_valid.value)
         if lv:
-            kinds = int(d.br_line_kind.value)
-            seqs = int(d.br_line_seq.value)
+            kinds = d.br_line_kind.value
+            seqs = d.br_line_seq.value
             for b in range(self.nbr):
                 if lv >> b & 1:
-                    self.lines[b].append(((seqs >> (16 * b)) & 0xFFFF, KIND.get((kinds >> (3 * b)) & 7, "?"), cyc))
+                    self.lines[b].append((lane_int(seqs, b, 16), KIND.get(lane_int(kinds, b, 3), "?"), cyc))
         # taps
         tvv = int(d.tap_valid.value)
         if tvv:
@@ -345,8 +346,8 @@ class EdgeHarness:
                     t.first = cyc
                 if trr >> ch & 1:
                     if ids is None:
-                        ids = int(d.tap_id.value)
-                    tid = (ids >> (16 * ch)) & 0xFFFF
+                        ids = d.tap_id.value
+                    tid = lane_int(ids, ch, 16)    # idle lanes may be X on Icarus
                     t.events.append((tid, t.first, cyc))
                     if ch == 6 * self.nbr + 4 * self.nmn + N_REQ:
                         self.ha_reads.append((int(d.tap_ha_line.value), tid, t.first))
@@ -371,9 +372,9 @@ class EdgeHarness:
                         if hv[ch] >> i & 1:
                             self.peer_in_first[i].setdefault(key, cyc)
                             if hr[ch] >> i & 1:
-                                hdr = (int(getattr(d, f"peer_h2d_{ch}_hdr").value) >> (128 * i)) & ((1 << 128) - 1)
+                                hdr = lane_int(getattr(d, f"peer_h2d_{ch}_hdr").value, i, 128)
                                 if ch == "data":
-                                    raw = (int(d.peer_h2d_data_data.value) >> (512 * i)) & ((1 << 512) - 1)
+                                    raw = lane_int(d.peer_h2d_data_data.value, i, 512)
                                     m = cls_.from_canonical(hdr, raw.to_bytes(64, "little"))
                                 else:
                                     m = cls_.from_canonical(hdr)

@@ -20,7 +20,7 @@ from cocotb.triggers import FallingEdge, ReadOnly
 
 from models.bridge.hbm import HbmGeom, HbmModel, HbmTiming, RefEvent
 from tb.common.clock import ClockReset
-from tb.common.coverage import Covergroup
+from tb.common.coverage import Covergroup, dump
 from tb.common.seeds import announce_seed, named_rng
 
 TAG_W = 8
@@ -189,4 +189,5 @@ async def hbm_random(dut: object) -> None:
     assert not [d for d in pend if d < now], "completions never seen"
     dut._log.info(f"{issued} accesses, {reads_checked} reads checked, {len(model.refreshes)} refreshes "
                   f"({sum(r.forced for r in model.refreshes)} forced)\n{cg.report()}")
+    dump(cg, "hbm_random")
     cg.check()

@@ -77,6 +77,7 @@ from tb.common.clock import cycle_at
 from tb.common.coverage import CoverageCollector
 from tb.common.patterns import Pattern
 from tb.common.seeds import component_rng
+from tb.common.signals import lane_int
 from tb.common.scoreboard import AnalysisImp
 from tb.common.watchdog import RequestWatchdog
 from models.coherence.home import RTL_ERROR_KINDS
@@ -85,7 +86,6 @@ from tb.coherence.coh_scoreboard import CohPredictor
 
 LW = 46
 M512 = (1 << 512) - 1
-M128 = (1 << 128) - 1
 Op = D2HReqOp
 # Requests a device may issue for a line it does not hold (DeviceCache.legal_requests from I).
 I_OPS = (Op.RDSHARED, Op.RDOWN, Op.RDANY, Op.RDCURR, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR, Op.WRINV,
@@ -596,10 +596,10 @@ class CohEnv(uvm_env):
             h2d_req_v = int(dut.h2d_req_valid.value)
             snoop_in: list[CH2DReq | None] = [None] * n
             if h2d_req_v:
-                hdrs = int(dut.h2d_req_hdr.value)
+                hdrs = dut.h2d_req_hdr.value
                 for p in range(n):
                     if h2d_req_v >> p & 1:
-                        snoop_in[p] = from_cxl(H2DReq.from_canonical((hdrs >> (128 * p)) & M128), p)  # type: ignore
+                        snoop_in[p] = from_cxl(H2DReq.from_canonical(lane_int(hdrs, p, 128)), p)  # type: ignore
             rv = sv = dv = 0
             rh = sh = dh = dd = 0
             rdy = [0, 0, 0]
@@ -674,13 +674,12 @@ class CohEnv(uvm_env):
             v = int(getattr(dut, f"{name}_valid").value) & int(getattr(dut, f"{name}_ready").value)
             if not v:
                 continue
-            hdrs = int(getattr(dut, f"{name}_hdr").value)
-            data = int(dut.h2d_data_data.value) if name == "h2d_data" else 0
+            hdrs = getattr(dut, f"{name}_hdr").value
             for p in range(n):
                 if v >> p & 1:
-                    raw = (hdrs >> (128 * p)) & M128
+                    raw = lane_int(hdrs, p, 128)
                     if name == "h2d_data":
-                        msg = cls.from_canonical(raw, ((data >> (512 * p)) & M512).to_bytes(64, "little"))
+                        msg = cls.from_canonical(raw, lane_int(dut.h2d_data_data.value, p, 512).to_bytes(64, "little"))
                     else:
                         msg = cls.from_canonical(raw)
                     if msg.cacheid != p:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,10 +168,25 @@ class Covergroup:
         assert not m, f"covergroup {self.name}: {len(m)} bin(s) missed: {', '.join(m)}"
 
 
-def write_json(groups: Iterable[Covergroup], path: Path) -> Path:
+def write_json(groups: Iterable[Covergroup], path: Path, meta: dict[str, Any] | None = None) -> Path:
+    """Dump the groups' bins; ``meta`` (e.g. run_meta()) is added to every record."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps([g.to_dict() for g in groups], indent=1, sort_keys=True) + "\n")
+    recs = [{**g.to_dict(), **(meta or {})} for g in groups]
+    path.write_text(json.dumps(recs, indent=1, sort_keys=True) + "\n")
     return path
+
+
+def run_meta(test_name: str, enforced: bool = True) -> dict[str, Any]:
+    """Who sampled a dump, for `make signoff` (tools/signoff.py) to merge a regression's bins: the
+    cocotb test and module, the pytest node id the runner hands over (PYTEST_NODE), and whether
+    the test fails on a missed bin (only such tests define the bins a block must hit)."""
+    return {"test": test_name, "module": os.environ.get("COCOTB_TEST_MODULES", ""),
+            "pytest": os.environ.get("PYTEST_NODE", ""), "enforced": enforced}
+
+
+def dump(cg: Covergroup, test_name: str, collector: str = "cov") -> Path:
+    """Dump a covergroup sampled outside a CoverageCollector to the same place and schema."""
+    return write_json([cg], default_json_path(test_name, f"{collector}.{cg.name}"), run_meta(test_name))
 
 
 def default_json_path(test_name: str, group: str) -> Path:
@@ -210,7 +226,7 @@ class CoverageCollector(uvm_component):
             p = default_json_path(test, f"{self.get_name()}.{g.name}")
             if self.json_dir is not None:
                 p = self.json_dir / p.name
-            self.json_paths.append(write_json([g], p))
+            self.json_paths.append(write_json([g], p, run_meta(test, self.enforce)))
         return self.json_paths
 
     def missed(self) -> list[str]:

@@ -141,3 +141,11 @@ def pool_from_config(component: Any) -> SignalPool:
         pool = SignalPool()
         ConfigDB().set(None, "*", CONFIG_KEY, pool)
     return pool
+
+
+def lane_int(value: Any, index: int, width: int) -> int:
+    """Lane ``index`` (``width`` bits) of a flattened vector's value, e.g. ``sig.value``. Read only
+    lanes whose valid is set: the others may hold X on a 4-state simulator (Icarus), where
+    ``int()`` of the whole vector fails; an X inside the lane read still fails."""
+    bits = str(value)
+    return int(bits[len(bits) - (index + 1) * width:len(bits) - index * width], 2)

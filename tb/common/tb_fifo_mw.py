@@ -87,6 +87,8 @@ class MWTestBase(uvm_test):
         self.raise_objection()
         dut = cocotb.top
         announce_seed(self.logger)
+        for b in self.valid_b + self.data_b:   # drive every input from time 0 (no X under Icarus)
+            b.write(0)
         await ClockReset(dut.clk, dut.rst).start()
         await self.traffic()
         for b in self.valid_b:

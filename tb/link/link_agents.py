@@ -18,6 +18,7 @@ from pyuvm import uvm_analysis_port, uvm_component
 
 from tb.common.clock import cycle_at
 from tb.common.patterns import Pattern
+from tb.common.signals import lane_int
 from tb.common.vr_agent import Beat
 
 DATA_LANE = {2: 0, 5: 1}
@@ -108,12 +109,12 @@ class EndpointAgent(uvm_component):
                     cur[c] = None
             got = int(rx_valid.value) & rdy
             if got:
-                hv = int(rx_hdr.value)
-                dv = int(rx_data.value) if got & 0b100100 else 0
+                hv = rx_hdr.value
+                dv = rx_data.value
                 for c in range(6):
                     if got >> c & 1:
-                        p = {"hdr": (hv >> (128 * c)) & (2**128 - 1)}
+                        p = {"hdr": lane_int(hv, c, 128)}
                         if c in DATA_LANE:
-                            p["data"] = (dv >> (512 * DATA_LANE[c])) & (2**512 - 1)
+                            p["data"] = lane_int(dv, DATA_LANE[c], 512)
                         self.n_rx[c] += 1
                         self.ap_rx[c].write(Beat(payload=p, cycle=cyc, source=f"{ep}_rx{c}"))

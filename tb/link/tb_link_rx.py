@@ -19,6 +19,7 @@ from models.cxl import flit68 as f68
 from models.cxl.messages import NCLS, ROLE_DOWN, ROLE_UP
 from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
+from tb.common.signals import lane_int
 from tb.link.link_env import msg_payload, rand_msg, supported_68b
 
 DUT_ROLE = int(os.environ.get("LINK_ROLE", "0"))
@@ -59,12 +60,12 @@ class Partner:
                 self.tx.append(int(d.tx_flit.value))
             v = int(d.rx_valid.value)
             if v:
-                hv, dv = int(d.rx_hdr.value), int(d.rx_data.value)
+                hv, dv = d.rx_hdr.value, d.rx_data.value
                 for c in range(NCLS):
                     if v >> c & 1:
-                        p = {"hdr": (hv >> (128 * c)) & (2**128 - 1)}
+                        p = {"hdr": lane_int(hv, c, 128)}
                         if c in (2, 5):
-                            p["data"] = (dv >> (512 * (c // 5))) & (2**512 - 1)
+                            p["data"] = lane_int(dv, c // 5, 512)
                         self.got[c].append(p)
 
     async def idle_until_empty(self, extra: int = 0) -> None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from models.cxl import flit256 as f2
 from models.cxl.crc import flit256_with_crc
 from models.cxl.messages import CLASS_OF, MESSAGES, RSVD, SPECS, TRAILER_W, CxlMessage
+from tb.common.coverage import Covergroup, dump
 
 HDR_W = 128
 LINE_W = 512
@@ -111,3 +113,14 @@ def slot_image(kind: str, pbr: bool, fmt: int, msgs: list[CxlMessage]) -> int:
 
 def mid_of(role: int, c: int) -> str:
     return CLASS_OF[(role, c)]
+
+
+def dump_kinds(test: str, stats: Mapping[str, int], kinds: Iterable[str]) -> Covergroup:
+    """The flit kinds a test must see, as a covergroup (one bin per kind, hits from ``stats``)
+    dumped for `make signoff`; the caller still asserts each kind was seen."""
+    cg = Covergroup("kinds")
+    cp = cg.coverpoint("kind", bins=list(kinds))
+    cp.hits = {k: int(stats.get(k, 0)) for k in cp.bins}
+    cg.samples = sum(cp.hits.values())
+    dump(cg, test)
+    return cg

@@ -22,8 +22,8 @@ from cocotb.triggers import RisingEdge, Timer
 from models.cxl import flit256 as f2
 from tb.common.seeds import base_seed
 from tb.link256.common import (
-    DATA_CLASSES, HDR_W, LINE_W, NCLS, Cfg, cfg_from_env, field, flit_from_slots, line_int, mid_of,
-    rand_msg, refresh_crc, slot_image,
+    DATA_CLASSES, HDR_W, LINE_W, NCLS, Cfg, cfg_from_env, dump_kinds, field, flit_from_slots, line_int,
+    mid_of, rand_msg, refresh_crc, slot_image,
 )
 
 MAXM = 12
@@ -199,7 +199,9 @@ async def rx_model_flits(dut):
         stats["trailer"] += sum(1 for c in DATA_CLASSES for m in res.messages[c]
                                 if getattr(m, "trp", 0) or getattr(m, "bep", 0))
     cocotb.log.info(f"rx_model_flits role={cfg.role} pbr={cfg.pbr}: {dict(stats)}")
-    for key in ("multi_msg_slot", "data", "hslot", "nop", "credits", "trailer"):
+    kinds = ("multi_msg_slot", "data", "hslot", "nop", "credits", "trailer")
+    dump_kinds("rx_model_flits", stats, kinds)
+    for key in kinds:
         assert stats[key] > 0, f"coverage hole: {key}"
     assert stats["max_in_class"] >= 4
 

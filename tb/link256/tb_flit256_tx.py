@@ -16,7 +16,8 @@ from cocotb.triggers import Timer
 from models.cxl import flit256 as f2
 from tb.common.seeds import base_seed
 from tb.link256.common import (
-    DATA_CLASSES, HDR_W, LINE_W, NCLS, TRAILER_FLAG, cfg_from_env, field, line_int, mid_of, rand_msg,
+    DATA_CLASSES, HDR_W, LINE_W, NCLS, TRAILER_FLAG, cfg_from_env, dump_kinds, field, line_int, mid_of,
+    rand_msg,
 )
 
 K_NONE, K_IDLE, K_FRAME, K_REQ, K_ACK, K_INIT = range(6)
@@ -141,7 +142,9 @@ async def tx_random_mix(dut):
         p = rng.choice([0.0, 0.3, 0.6, 1.0])
         await one_flit(dut, cfg, rng, state, stats, p_avail=p, p_trailer=rng.choice([0.0, 0.2, 0.6]))
     cocotb.log.info(f"tx_random_mix role={cfg.role} pbr={cfg.pbr}: {dict(stats)}")
-    for key in ("payload", "idle", "empty", "msgs6", "hslot", "trailer"):
+    kinds = ("payload", "idle", "empty", "msgs6", "hslot", "trailer")
+    dump_kinds("tx_random_mix", stats, kinds)
+    for key in kinds:
         assert stats[key] > 0, f"coverage hole: no '{key}' flit"
 
 

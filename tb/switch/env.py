@@ -31,6 +31,7 @@ from tb.common.multilane import LaneSide, MultiLaneBus
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp
 from tb.common.seeds import component_rng
+from tb.common.signals import lane_int
 from tb.switch.regs import A_COUNT, COUNTERS, RESP_OK, RegWrite
 
 CLS_TYPES: tuple[type, ...] = (M2SReq, M2SRwD, S2MNDR, S2MDRS)

@@ -1,0 +1,87 @@
+// Routing properties of cxl_switch_port, spliced before its endmodule by tools/formal.py. Names
+// start with fv_. For the message in the ingress stage (st_valid), with the port's configuration:
+//   - HBR request at a USP that hits a decoder: leaves on the port the decoder names when that
+//     port exists and is enabled, else is dropped with E_MISROUTE / E_EG_DIS;
+//   - request at a USP that misses every decoder: answered by the switch on its own port (a read
+//     with DRS MemData-NXM, a write with NDR Cmp), or dropped with E_NXM_NONE when no completion
+//     is expected;
+//   - PBR request at a USP (DPID = the decoder's target) and any message at a fabric port (its
+//     DPID): leaves on the port of the reference route lookup (an edge port whose PID is the DPID,
+//     lowest port first, else the lowest valid table entry), or is dropped (E_UNK_DPID when no
+//     route exists);
+//   - HBR response at a DSP matching an outstanding request: back to the recorded requester port;
+//   - exactly one error event per dropped message, a switch answer counts as its NXM or tag
+//     conflict event (plus the drop event of that answer when it cannot be routed), a forwarded
+//     message as one forward event.
+    reg fv_live = 1'b0;
+    always @(posedge clk) fv_live <= fv_live | rst;
+    wire fv_on = fv_live && !rst;
+    localparam [15:0] FV_ERR = 16'b0110_1111_1111_1000;   // every event kind but forward/poison
+
+    function automatic [PW:0] fv_route(input [11:0] dpid);  // {hit, port}
+        integer fr;
+        reg h;
+        reg [PW-1:0] pt;
+        begin
+            h = 1'b0; pt = {PW{1'b0}};
+            for (fr = 0; fr < N; fr = fr + 1)
+                if (!h && cfg_role[fr*2 +: 2] != ROLE_FAB && cfg_pid[fr*12 +: 12] == dpid) begin
+                    h = 1'b1; pt = PW'(fr);
+                end
+            for (fr = 0; fr < NRT; fr = fr + 1)
+                if (!h && rt_valid[fr] && rt_dpid[fr*12 +: 12] == dpid) begin
+                    h = 1'b1; pt = rt_port[fr*PW +: PW];
+                end
+            fv_route = {h, pt};
+        end
+    endfunction
+
+    wire          fv_req   = st_valid && cfg_en[PORT] && is_m2s && exp_k != 2'd3;
+    wire [PW:0]   fv_r_usp = fv_route(hdm_tgt);
+    wire [PW:0]   fv_r_fab = fv_route(is_m2s ? m_dpid : s_dpid);
+    wire [PW-1:0] fv_tgt   = hdm_tgt[PW-1:0];
+
+    always @* begin
+        if (fv_on && st_valid) begin
+            // events of the message leaving the ingress stage
+            if (k_conf) begin
+                // a tag conflict is answered by the switch; an answer that cannot be routed is a
+                // second message, dropped with its own event (models/switch: _switch_answer)
+                if (c_drop) assert (f_dev[E_TAG_CONF] && $onehot(f_dev & FV_ERR & ~(16'd1 << E_TAG_CONF)));
+                else        assert (f_dev == (16'd1 << E_TAG_CONF));
+            end else if (f_drop)
+                assert ((f_dev & ~FV_ERR) == 16'd0 && $onehot(f_dev & FV_ERR));
+            else if (own)
+                assert (f_dev == (16'd1 << E_NXM_RD) || f_dev == (16'd1 << E_NXM_WR));
+            else
+                assert ((f_dev & FV_ERR) == 16'd0 && f_dev[is_m2s ? E_FWD_REQ : E_FWD_RSP] &&
+                        !f_dev[is_m2s ? E_FWD_RSP : E_FWD_REQ]);
+            // HBR request, decoder hit
+            if (fv_req && my_role == ROLE_USP && !cfg_pbr && hdm_hit) begin
+                if (hdm_tgt < N && cfg_en[fv_tgt]) assert (!drop && dst == fv_tgt);
+                else if (hdm_tgt >= N) assert (drop && dev[E_MISROUTE]);
+                else assert (drop && dev[E_EG_DIS]);
+            end
+            // decode miss
+            if (fv_req && my_role == ROLE_USP && !hdm_hit) begin
+                if (exp_k == 2'd0) assert (drop && dev[E_NXM_NONE]);
+                else assert (!drop && own && dst == PW'(PORT) && dcls == ((exp_k == 2'd2) ? C_DRS : C_NDR));
+            end
+            // PBR request at the USP edge: routed by the decoder's DPID
+            if (fv_req && my_role == ROLE_USP && cfg_pbr && hdm_hit) begin
+                if (!fv_r_usp[PW]) assert (drop && dev[E_UNK_DPID]);
+                else if (!drop) assert (dst == fv_r_usp[PW-1:0]);
+            end
+            // fabric port: routed by the message's DPID
+            if (cfg_en[PORT] && my_role == ROLE_FAB && (!is_m2s || exp_k != 2'd3)) begin
+                if (!fv_r_fab[PW]) assert (drop && dev[E_UNK_DPID]);
+                else if (!drop) assert (dst == fv_r_fab[PW-1:0]);
+            end
+            // HBR response at a DSP: back to the requester recorded with its request
+            if (cfg_en[PORT] && !is_m2s && my_role == ROLE_DSP && !cfg_pbr && ot_hit &&
+                (ot_e_drs || !is_drs) && cfg_en[PW'(ot_e_req)] && ot_e_req < N)
+                assert (!drop && dst == PW'(ot_e_req));
+            cover (fv_req && my_role == ROLE_USP && cfg_pbr && hdm_hit && fv_r_usp[PW] && !drop);
+            cover (fv_req && my_role == ROLE_USP && !cfg_pbr && hdm_hit && !drop);
+        end
+    end

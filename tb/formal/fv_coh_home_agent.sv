@@ -1,0 +1,46 @@
+// Formal environment for rtl/coherence/coh_home_agent.v with small parameters (2 devices, 2
+// transaction entries, a 2-set x 1-way snoop filter, queues of 3): every D2H request, response
+// and data message, every S2M answer and every ready is free in every cycle (devices and memory
+// may be wrong, late or unsolicited), except that line data is zero (it never steers the agent)
+// and the whole address space is coherent. The properties are in coh_home_agent.props.svh.
+module fv_coh_home_agent (
+    input wire           clk,
+    input wire           rst,
+    input wire [1:0]     d2h_req_valid,
+    input wire [255:0]   d2h_req_hdr,
+    input wire [1:0]     d2h_rsp_valid,
+    input wire [255:0]   d2h_rsp_hdr,
+    input wire [1:0]     d2h_data_valid,
+    input wire [255:0]   d2h_data_hdr,
+    input wire [1:0]     h2d_req_ready,
+    input wire [1:0]     h2d_rsp_ready,
+    input wire [1:0]     h2d_data_ready,
+    input wire           m2s_req_ready,
+    input wire           m2s_rwd_ready,
+    input wire           s2m_ndr_valid,
+    input wire [127:0]   s2m_ndr_hdr,
+    input wire           s2m_drs_valid,
+    input wire [127:0]   s2m_drs_hdr
+);
+    reg started = 1'b0;
+    always @(posedge clk) started <= started | rst;
+    always @* if (!started) assume (rst);
+
+    coh_home_agent #(.N(2), .SETS(2), .WAYS(1), .NTXN(2), .NRANGE(1), .QDEPTH(3), .CNT_W(2)) dut (
+        .clk(clk), .rst(rst),
+        .d2h_req_valid(d2h_req_valid), .d2h_req_ready(), .d2h_req_hdr(d2h_req_hdr),
+        .d2h_rsp_valid(d2h_rsp_valid), .d2h_rsp_ready(), .d2h_rsp_hdr(d2h_rsp_hdr),
+        .d2h_data_valid(d2h_data_valid), .d2h_data_ready(), .d2h_data_hdr(d2h_data_hdr),
+        .d2h_data_data({1024{1'b0}}),
+        .h2d_req_valid(), .h2d_req_ready(h2d_req_ready), .h2d_req_hdr(),
+        .h2d_rsp_valid(), .h2d_rsp_ready(h2d_rsp_ready), .h2d_rsp_hdr(),
+        .h2d_data_valid(), .h2d_data_ready(h2d_data_ready), .h2d_data_hdr(), .h2d_data_data(),
+        .m2s_req_valid(), .m2s_req_ready(m2s_req_ready), .m2s_req_hdr(),
+        .m2s_rwd_valid(), .m2s_rwd_ready(m2s_rwd_ready), .m2s_rwd_hdr(), .m2s_rwd_data(),
+        .s2m_ndr_valid(s2m_ndr_valid), .s2m_ndr_ready(), .s2m_ndr_hdr(s2m_ndr_hdr),
+        .s2m_drs_valid(s2m_drs_valid), .s2m_drs_ready(), .s2m_drs_hdr(s2m_drs_hdr),
+        .s2m_drs_data({512{1'b0}}),
+        .cfg_coh_en(1'b1), .cfg_coh_lo(46'd0), .cfg_coh_hi({46{1'b1}}),
+        .err_pulse(), .err_count(), .trc_valid(), .trc_binv(), .trc_line(), .trc_port(),
+        .trc_cqid());
+endmodule

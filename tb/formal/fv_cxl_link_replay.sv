@@ -1,0 +1,32 @@
+// Formal environment for the replay buffer and retry logic of rtl/link/cxl_link.v (68B mode).
+// The flit formatter, the flit decoder and the RX buffers are abstracted (tb/formal/abstract/: same
+// ports, every output free in every cycle), so the partner may send anything in any cycle and the
+// formatter may produce any flit; the TX class queues and credit counters are the real ones.
+// The properties are in cxl_link.props.svh, spliced into cxl_link's scope. REPLAY_DEPTH 6 is not a
+// power of two, so pointer wrap is exercised. Flits are 16 bits wide (FLIT_W): the replay logic
+// stores, selects and forwards flits without looking inside, so any width shows the same
+// behaviour; the abstract formatter's 528-bit flit is truncated to it at the port.
+module fv_cxl_link_replay (
+    input wire               clk,
+    input wire               rst,
+    input wire [5:0]         tx_valid,
+    input wire [6*128-1:0]   tx_hdr,
+    input wire [2*512-1:0]   tx_data,
+    input wire [5:0]         rx_ready,
+    input wire               tx_flit_ready,
+    input wire               rx_flit_valid,
+    input wire [15:0]        rx_flit
+);
+    reg started = 1'b0;
+    always @(posedge clk) started <= started | rst;
+    always @* if (!started) assume (rst);
+
+    cxl_link #(.FLIT_MODE(0), .ROLE(0), .REPLAY_DEPTH(6), .RX_DEPTH(2), .TXQ_DEPTH(2),
+               .TIMEOUT_FLITS(8), .MAX_RETRY(3), .FLIT_W(16)) dut (
+        .clk(clk), .rst(rst), .tx_valid(tx_valid), .tx_ready(), .tx_hdr(tx_hdr), .tx_data(tx_data),
+        .rx_valid(), .rx_ready(rx_ready), .rx_hdr(), .rx_data(), .tx_flit_valid(),
+        .tx_flit_ready(tx_flit_ready), .tx_flit(), .rx_flit_valid(rx_flit_valid), .rx_flit(rx_flit),
+        .link_up(), .link_fatal(), .stat_crc_err(), .stat_retry(), .stat_proto_err(),
+        .dbg_lrsm(), .dbg_eseq(), .dbg_num_free(), .dbg_rx_commit(), .dbg_tx_replay(),
+        .dbg_rx_overflow(), .dbg_credit_err());
+endmodule
