@@ -27,6 +27,7 @@ from typing import Any
 from cocotb.triggers import FallingEdge, ReadOnly
 
 from tb.common.patterns import Pattern
+from tb.common.signals import lane_int
 
 LaneCallback = Callable[[int, int, int, int], None]     # (lane, hdr, data, cycle)
 
@@ -66,8 +67,6 @@ class MultiLaneBus:
         self.on_out: list[LaneCallback] = []
         self.cycle = 0
         self._hmask = (1 << inp.hdr_width) - 1
-        self._omask = (1 << out.hdr_width) - 1
-        self._dmask = (1 << out.data_width) - 1
         self._ready_bits = [sum(1 << i for i in range(lanes) if self.group[i] == g) for g in range(ngroups)]
         self._data_lanes = sum(1 << i for i in range(lanes) if self.slot[i] is not None)
         self._last: tuple[int, int, int, int] | None = None
@@ -129,12 +128,13 @@ class MultiLaneBus:
                         for cb in self.on_in:
                             cb(i, h, d, cyc)
             if fired:
-                oh = int(h_out.value)
-                od = int(d_out.value) if d_out is not None and fired & self._data_lanes else 0
+                # only lanes with valid set are read: the others may hold X on a 4-state simulator
+                oh = h_out.value
+                od = d_out.value if d_out is not None and fired & self._data_lanes else None
                 for i in range(self.lanes):
                     if fired >> i & 1:
-                        h = (oh >> (ow * i)) & self._omask
+                        h = lane_int(oh, i, ow)
                         s = self.slot[i]
-                        d = (od >> (out.data_width * s)) & self._dmask if s is not None else 0
+                        d = lane_int(od, s, out.data_width) if s is not None else 0
                         for cb in self.on_out:
                             cb(i, h, d, cyc)
