@@ -199,7 +199,7 @@ module cxl_link #(
             credit_counter #(.WIDTH(8), .INIT(8'd0)) u_crd (
                 .clk(clk), .rst(rst),
                 .add((rx_commit && TX_SUP[g]) ? rx_crd[g*8 +: 8] : 8'd0),
-                .take(fmt_take[g] && fmt_fire), .avail(crd_avail[g]), .count(c_cnt), .err(crd_err[g]));
+                .take(fmt_take[g] && fmt_fire), .avail(crd_avail[g]), .count(c_cnt), .underflow(crd_err[g]));
         end
     endgenerate
     assign dbg_credit_err = |crd_err;
