@@ -556,6 +556,11 @@ module cxl_link #(
                 else
                     frame_cnt <= 3'd0;
             end
+            // 256B: RETRY.Ack carries no Empty bit (ESeq echo only), so a CRC-clean flit taken in
+            // NORMAL stands for it: after an Ack with nothing to replay, the partner's idle flits
+            // reset NUM_RETRY; a replayed flit that keeps failing comes first after each Ack, so
+            // a link that cannot deliver it still reaches MAX_RETRY.
+            if (FLIT_MODE != 0 && rx_good && in_seq) num_retry <= 5'd0;
             if (rx_commit) begin
                 num_retry <= 5'd0;
                 if (FLIT_MODE == 0 && rx_ctl_kind == K_INIT) begin
