@@ -85,3 +85,10 @@ waves: $(STAMP)
 clean:
 	rm -rf sim_build $(RESULTS) .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
+
+# Fault soak of the link layer: >= 1,000,000 messages per flit mode (68B, 256B) under bit errors,
+# bursts, dropped/duplicated flits and credit starvation -> results/soak.json (CI runs a
+# 10,000-message version: tests/test_link_soak.py).
+.PHONY: soak
+soak: $(STAMP) check-gen
+	@$(VPY) -m tb.soak --messages 1000000 --out $(RESULTS)/soak.json

@@ -24,6 +24,7 @@ BENCHES: list[tuple[str, str]] = [
     ("bridge", "tb.bridge.bench"),
     ("system", "sim.system"),
     ("cosim", "sim.cosim.bench"),
+    ("soak", "tb.soak"),
 ]
 
 
