@@ -24,6 +24,9 @@ BENCHES: list[tuple[str, str]] = [
     ("bridge", "tb.bridge.bench"),
     ("system", "sim.system"),
     ("cosim", "sim.cosim.bench"),
+    ("synth", "tools.synth"),      # reads the last `make synth` (results/synth/timing.json)
+    ("regression", "tools.ray_pytest"),
+    ("sweep", "sim.sweep"),
     ("soak", "tb.soak"),
 ]
 
@@ -32,7 +35,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="results/bench.json")
     ap.add_argument("--only", action="append", help="run only these prefixes")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the other prefixes' figures already in --out (re-measure one block)")
     args = ap.parse_args()
+    known = {p for p, _ in BENCHES}
+    if args.only and set(args.only) - known:
+        ap.error(f"--only {sorted(set(args.only) - known)}: unknown prefix (known: {', '.join(p for p, _ in BENCHES)})")
     out: dict[str, object] = {
         "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
@@ -54,9 +62,23 @@ def main() -> int:
             print(f"   {k:45s} {v}")
             out[k] = v
         out[f"bench_seconds.{prefix}"] = round(time.perf_counter() - t0, 2)
+    path = Path(args.out)
+    if args.update and path.exists():
+        # figures of the prefixes not run now stay as they were measured (their generation time kept
+        # per prefix under "measured_at"); the prefixes run now replace theirs
+        old = json.loads(path.read_text())
+        ran = [p for p, _ in BENCHES if not args.only or p in args.only]
+        stamps = {p: old.get("measured_at", {}).get(p, old.get("generated")) for p, _ in BENCHES if p not in ran}
+        for k, v in old.items():
+            head = k.split(".", 1)[0] if not k.startswith("bench_seconds.") else k.split(".")[1]
+            if k in ("generated", "host", "clock_ghz", "errors", "measured_at") or head in ran:
+                continue
+            out.setdefault(k, v)
+        errors = {**{p: e for p, e in old.get("errors", {}).items() if p not in ran}, **errors}
+        out["measured_at"] = {**stamps, **{p: out["generated"] for p in ran}}
     if errors:
         out["errors"] = errors
-    path = Path(args.out)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
     print(f"wrote {path}")

@@ -1,6 +1,9 @@
 """pytest configuration shared by all tests."""
 from __future__ import annotations
 
+import os
+
+import pytest
 from hypothesis import settings
 
 # Property tests check behaviour, not speed: a loaded CI machine must not turn a slow example into
@@ -12,7 +15,7 @@ settings.load_profile("project")
 
 # Verilator C++ builds dominate the regression: start RTL tests first (heaviest files first) so that
 # the quick model tests fill the workers' idle time at the end instead of a long build starting last.
-_RTL_FILE_ORDER = ("test_cosim", "test_switch", "test_link256", "test_bridge", "test_coherence",
+_RTL_FILE_ORDER = ("test_cosim_hil", "test_cosim", "test_switch", "test_link256", "test_bridge", "test_coherence",
                    "test_link")
 
 
@@ -26,3 +29,12 @@ def _order_key(item) -> tuple[int, int]:
 
 def pytest_collection_modifyitems(session, config, items) -> None:
     items.sort(key=_order_key)   # stable: order inside a file is kept
+    # TESTCASE picks cocotb tests (tools.runner checks it in each RTL test): say so for the others.
+    tc = os.environ.get("TESTCASE", "").strip()
+    if tc:
+        skip = pytest.mark.skip(reason=f"TESTCASE={tc} selects cocotb tests; this test runs no simulation")
+        for item in items:
+            if item.get_closest_marker("rtl") is None:
+                item.add_marker(skip)
+    # The Ray cluster test runs a Ray cluster of its own: start it first (it is long), never nested.
+    items.sort(key=lambda it: it.get_closest_marker("ray_cluster") is None)

@@ -2,36 +2,46 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+from dataclasses import replace
 
 import pytest
 
 from models.bridge import NVLINK, UALINK
 from tb.bridge.env import TbConfig
 from tb.bridge.tb_hbm import HbmTbCfg
-from tools.runner import rtl_sources, run_cocotb
+from tools.runner import INCLUDE, REPO, RTL, rtl_sources, run_cocotb, setup_verilator_env
 
-CORE_SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
-                "common/skid_buffer.v")
+CORE_SOURCES = ("bridge/xbridge_core.v", "bridge/xb_lane.v", "bridge/xb_hbm_ctrl.v",
+                "common/sync_fifo.v", "common/skid_buffer.v")
 
-BUILD_ARGS = ("--output-split", "0")   # the wheel's PCH rule breaks split (parallel) builds
+# illegal parameters are refused at elaboration ($fatal), also in these -Wno-fatal builds
+BUILD_ARGS = ("-Werror-USERFATAL",)
 
-# Directly on the core: NVLink with the buffer (no write-allocate) and NVLink without the buffer
-# (every partial write reads its line over CXL.mem: the read-modify-write count is exact there).
+# Directly on the core: NVLink with the buffer (no write-allocate) on two line lanes and a 2-beat
+# XLink port, and NVLink without the buffer on the original one-lane, one-beat interface (every
+# partial write reads its line over CXL.mem: the read-modify-write count is exact there).
 # UALink with the buffer runs through the CXL link layer (test_bridge_through_cxl_link).
 # TAG_BASE != 0 on both (0xC000: the write-buffer tags wrap past 0xFFFF); nv_buf refreshes its HBM
 # on the plain schedule (REF_POSTPONE=0: forced refresh cycles block HBM accesses), the UALink top
 # postpones them (default 8) and refreshes when idle.
 CONFIGS = {
-    "nv_buf": TbConfig(flavor=NVLINK, buf_en=1, wr_alloc=0, ref_postpone=0, tag_base=0xC000),
+    "nv_buf": TbConfig(flavor=NVLINK, buf_en=1, wr_alloc=0, ref_postpone=0, tag_base=0xC000,
+                       lanes=2, xw=2, npc=4),
     "nv_nobuf": TbConfig(flavor=NVLINK, buf_en=0, tag_base=0x4000),
 }
-TOP_CONFIG = TbConfig(flavor=UALINK, buf_en=1)
+# through the link layer: two lanes (two CXL links), 2-beat XLink port, everything else default
+TOP_CONFIG = TbConfig(flavor=UALINK, buf_en=1, lanes=2, xw=2, npc=4)
+TOP_PARAMS = ("FLAVOR", "LANES", "XW", "NPC")     # what tb/bridge/hdl/xbridge_top_tb.v forwards
+TESTS = ["BridgeRandomTest", "BridgeSequentialTest", "BridgeErrorTest", "BridgeWriteBurstTest",
+         "BridgeProtocolFaultTest", "BridgeWatchdogSelfTest"]
+# through the links: the write bursts and the watchdog self-test run on the core configurations
+TOP_TESTS = ["BridgeRandomTest", "BridgeSequentialTest", "BridgeErrorTest", "BridgeProtocolFaultTest"]
 
 
-def run_core(cfg: TbConfig, name: str, testcase: str | None = None) -> None:
-    from dataclasses import replace
-    br = replace(cfg.bridge, flavor=cfg.flavor)
-    cfg = replace(cfg, bridge=br)
+def run_core(cfg: TbConfig, name: str, testcase: str | list[str] | None = None) -> None:
+    cfg = replace(cfg, bridge=replace(cfg.bridge, flavor=cfg.flavor))
     run_cocotb(top="xbridge_core", sources=rtl_sources(*CORE_SOURCES), test_module="tb.bridge.tb_bridge",
                parameters=cfg.params(), name=f"xbridge_{name}", testcase=testcase,
                extra_env={"XB_CFG": cfg.to_json()}, build_args=BUILD_ARGS)
@@ -40,38 +50,41 @@ def run_core(cfg: TbConfig, name: str, testcase: str | None = None) -> None:
 @pytest.mark.rtl
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_bridge_core(name: str) -> None:
-    run_core(CONFIGS[name], name)
+    run_core(CONFIGS[name], name, TESTS)
 
 
 LINK_SOURCES = ("link/cxl_link.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v",
                 "link/cxl_crc16_68b.v", "link/cxl_flit256_tx.v", "link/cxl_flit256_rx.v",
+                "link/cxl_flit256_rx_slot.v",
                 "link/cxl_flit256_enc.v", "link/cxl_flit256_dec.v", "link/cxl_crc64_256b.v",
                 "common/fifo_mw.v", "common/credit_counter.v", "common/rr_arbiter.v")
 
 
 @pytest.mark.rtl
 def test_bridge_through_cxl_link() -> None:
-    """The same bench through xbridge_top (core + cxl_link ROLE_DOWN, 68B) and a device-side link."""
-    from dataclasses import replace
-    cfg = TOP_CONFIG
-    cfg = replace(cfg, bridge=replace(cfg.bridge, flavor=cfg.flavor))
+    """The same bench through xbridge_top (core + one ROLE_DOWN cxl_link per lane, 68B) and a
+    device-side link per lane (tb/bridge/hdl/xbridge_top_tb.v)."""
+    cfg = replace(TOP_CONFIG, bridge=replace(TOP_CONFIG.bridge, flavor=TOP_CONFIG.flavor))
+    # the wrapper forwards TOP_PARAMS only: the rest of the configuration must be the default
+    full, dflt = cfg.params(), replace(TbConfig(), bridge=cfg.bridge).params()
+    changed = {k for k in full if full[k] != dflt[k]}
+    assert changed <= set(TOP_PARAMS), f"xbridge_top_tb does not forward {changed - set(TOP_PARAMS)}"
     run_cocotb(top="xbridge_top_tb",
-               sources=rtl_sources(*CORE_SOURCES, *LINK_SOURCES, "bridge/xbridge_top.v",
-                                   "bridge/xbridge_top_tb.v"),
-               test_module="tb.bridge.tb_bridge", parameters=cfg.params(), name="xbridge_top_tb",
-               # all four tests, BridgeSequentialTest included (its old hit/miss mismatch here was a
-               # fill dropped while the one-entry fill register was busy: fills now never drop)
-               testcase=["BridgeRandomTest", "BridgeSequentialTest", "BridgeErrorTest",
-                         "BridgeWriteBurstTest"],
+               sources=[*rtl_sources(*CORE_SOURCES, *LINK_SOURCES, "bridge/xbridge_top.v",
+                                     "bridge/xb_cxl_port.v"),
+                        REPO / "tb" / "bridge" / "hdl" / "xbridge_top_tb.v"],
+               test_module="tb.bridge.tb_bridge", parameters={k: full[k] for k in TOP_PARAMS},
+               name="xbridge_top_tb", testcase=TOP_TESTS,
                extra_env={"XB_CFG": cfg.to_json(), "XB_TOP": "1"}, build_args=BUILD_ARGS)
 
 
 @pytest.mark.rtl
+@pytest.mark.parametrize("xw", [1, 2])
 @pytest.mark.parametrize("top", ["xb_ual_dl_rx", "xb_ual_dl_tx"])
-def test_bridge_ual_dl(top: str) -> None:
+def test_bridge_ual_dl(top: str, xw: int) -> None:
     run_cocotb(top=top, sources=rtl_sources(f"bridge/{top}.v"), test_module="tb.bridge.tb_ual_dl",
-               testcase="dl_rx_random" if top.endswith("rx") else "dl_tx_random",
-               build_args=BUILD_ARGS)
+               testcase=["dl_rx_random" if top.endswith("rx") else "dl_tx_random", "dl_rate"],
+               parameters={"XW": xw}, extra_env={"XB_DLXW": str(xw)}, build_args=BUILD_ARGS)
 
 
 # xb_hbm_ctrl alone, cycle-exact against models.bridge.HbmModel: short refresh interval so that
@@ -89,3 +102,58 @@ def test_bridge_hbm_ctrl(name: str) -> None:
     run_cocotb(top="xb_hbm_ctrl", sources=rtl_sources("bridge/xb_hbm_ctrl.v"),
                test_module="tb.bridge.tb_hbm", parameters=cfg.params(), name=f"xb_hbm_{name}",
                extra_env={"XB_HBM": json.dumps(cfg.__dict__)}, build_args=BUILD_ARGS)
+
+
+# ------------------------------------------------------------------ elaboration-time checks
+def _elaborate(top: str, params: dict[str, int]) -> subprocess.CompletedProcess:
+    setup_verilator_env()
+    cmd = ["verilator", "--lint-only", "-Wno-fatal", "-Werror-USERFATAL", f"-I{INCLUDE}",
+           "-y", str(RTL / "bridge"), "-y", str(RTL / "common"), "-y", str(RTL / "link"),
+           "--top-module", top, *[f"-G{k}={v}" for k, v in params.items()],
+           str(RTL / "bridge" / f"{top}.v")]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+ILLEGAL = [
+    ("xbridge_core", {"NROB": 3}), ("xbridge_core", {"LANES": 3}), ("xbridge_core", {"XW": 4}),
+    ("xbridge_core", {"LANES": 2, "NPC": 2}), ("xbridge_core", {"SETS": 12}),
+    ("xbridge_core", {"WB_DEPTH": 6}), ("xbridge_core", {"NLINE": 8192}),
+    ("xbridge_core", {"HT_ENTRIES": 1}), ("xbridge_core", {"FLAVOR": 2}),
+    ("xb_hbm_ctrl", {"NPC": 3}), ("xb_hbm_ctrl", {"T_REFI": 40}), ("xb_hbm_ctrl", {"INFLIGHT": 1}),
+    ("xb_lane", {"LANES": 2, "NLL": 4}), ("xb_cxl_port", {"FLIT_MODE": 2}),
+    ("xb_ual_dl_rx", {"XW": 3}), ("xb_ual_dl_tx", {"XW": 0}),
+]
+
+
+@pytest.mark.parametrize("top,params", ILLEGAL, ids=[f"{t}-{'-'.join(f'{k}{v}' for k, v in p.items())}"
+                                                     for t, p in ILLEGAL])
+def test_bridge_illegal_params_refused(top: str, params: dict[str, int]) -> None:
+    r = _elaborate(top, params)
+    assert r.returncode != 0 and "USERFATAL" in r.stderr + r.stdout, \
+        f"{top} {params} elaborated: {r.stdout[-400:]} {r.stderr[-400:]}"
+
+
+@pytest.mark.parametrize("top,params", [("xbridge_core", {}), ("xbridge_core", {"LANES": 2, "XW": 2, "NPC": 4}),
+                                        ("xb_hbm_ctrl", {}), ("xb_lane", {})])
+def test_bridge_legal_params_elaborate(top: str, params: dict[str, int]) -> None:
+    r = _elaborate(top, params)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_bridge_tb_defaults_match_rtl() -> None:
+    """TbConfig()'s parameters are xbridge_core's defaults (a cut wrapper relies on it)."""
+    text = (RTL / "bridge" / "xbridge_core.v").read_text()
+    rtl = {}
+    for name, val in re.findall(r"parameter\s+(?:integer|\[\d+:0\])\s+(\w+)\s*=\s*([^,/\n]+)", text):
+        val = val.strip()
+        m = re.fullmatch(r"(\d+)'h([0-9a-fA-F_]+)", val)
+        if m:
+            rtl[name] = int(m.group(2).replace("_", ""), 16)
+        elif val.isdigit():
+            rtl[name] = int(val)
+    tb = TbConfig().params()
+    for k, v in tb.items():
+        if k in rtl:
+            got = int(v[4:], 16) if isinstance(v, str) else v
+            assert got == rtl[k], f"{k}: TbConfig {got}, RTL default {rtl[k]}"
+    assert {"NROB", "SETS", "LANES", "XW", "T_REFI", "WIN_BASE"} <= rtl.keys()

@@ -289,3 +289,83 @@ def test_coherent_full_line_write() -> None:
     assert ref.mem[ops[1].hpa >> 6] == bytes([1]) * 64
     _, _, local = ref.process(_req(XlOp.READ, a, 128))
     assert local == [False, False]                                         # never cached
+
+
+# ------------------------------------------------------------------ line rate (issue 11)
+@given(xw=st.sampled_from([1, 2]), nl=st.integers(0, 4), fl=st.sampled_from([UALINK, NVLINK]))
+@settings(max_examples=60, deadline=None)
+def test_transfers_frame_the_beats(xw: int, nl: int, fl: str) -> None:
+    """XW-beat transfers: the packet starts in lane 0, `last` is one-hot on the final beat's lane
+    of the final transfer only, the lanes concatenate to the beat list."""
+    pkt = Packet(XlHeader(XlOp.WRITE, 3, 4, len_field_for(fl, 64 * max(nl, 1)), 0x40),
+                 tuple(random.Random(nl).randbytes(64) for _ in range(nl)))
+    beats = [b for b, _ in pkt.beats(fl)]
+    tr = pkt.transfers(fl, xw)
+    assert len(tr) == -(-len(beats) // xw)
+    assert all(last == 0 for _, last in tr[:-1])
+    last = tr[-1][1]
+    assert last & (last - 1) == 0 and last.bit_length() == len(beats) - xw * (len(tr) - 1)
+    flat = [d >> (512 * x) & ((1 << 512) - 1) for d, _ in tr for x in range(xw)]
+    assert flat[:len(beats)] == beats and not any(flat[len(beats):])
+
+
+def test_link_bytes() -> None:
+    lines = tuple(bytes(64) for _ in range(4))
+    ual = Packet(XlHeader(XlOp.WRITE, 0, 0, 256, 0), lines)
+    assert ual.link_bytes(UALINK) == pytest.approx(5 * 64 * 640 / 576)    # 9 TL slots per 640 B DL flit
+    nv = Packet(XlHeader(XlOp.WRITE, 0, 0, 16, 0), lines)
+    assert nv.link_bytes(NVLINK) == 272
+
+
+def test_duplicate_tag_answered_bad_tag() -> None:
+    ref = BridgeRef(CFG, track_tags=True)
+    a = Packet(XlHeader(XlOp.READ, 5, 9, 64, CFG.win_base))
+    b = Packet(XlHeader(XlOp.WRITE, 5, 9, 64, CFG.win_base + 64), (bytes(64),))
+    c = Packet(XlHeader(7, 5, 9, 64, CFG.win_base))                         # malformed as well
+    assert ref.process(a)[0].hdr.status == XlStatus.OK
+    rb, ops, _ = ref.process(b)
+    assert rb.hdr.status == XlStatus.BAD_TAG and not ops and (CFG.hpa_base + 64) >> 6 not in ref.mem
+    assert ref.process(c)[0].hdr.status == XlStatus.BAD_TAG                  # BAD_TAG wins
+    assert ref.process(Packet(XlHeader(XlOp.READ, 6, 9, 64, CFG.win_base)))[0].hdr.status == XlStatus.OK
+    for _ in range(3):
+        ref.retire(9, 5)
+    assert ref.process(b)[0].hdr.status == XlStatus.OK                       # free again
+    with pytest.raises(ValueError):
+        ref.retire(1, 1)
+    assert ref.errors[int(XlStatus.BAD_TAG)] == 2
+
+
+def test_coherent_write_refused_by_home() -> None:
+    ref = BridgeRef(CFG)
+    addr = CFG.win_base + CFG.coh_off + 64 * 10
+    line = translate(CFG, addr) >> 6
+    ref.nxm.add(line)
+    rsp, _, _ = ref.process(Packet(XlHeader(XlOp.WRITE, 1, 1, 128, addr), (bytes([1]) * 64, bytes([2]) * 64)))
+    assert rsp.hdr.status == XlStatus.CXL_ERR
+    assert line not in ref.mem and ref.mem[line + 1] == bytes([2]) * 64      # the other line is written
+
+
+@given(lanes=st.sampled_from([1, 2]), sets_log=st.integers(2, 10),
+       lines=st.lists(st.integers(0, 2**40), min_size=2, max_size=2))
+@settings(max_examples=100, deadline=None)
+def test_lane_sets_are_one_direct_mapped_cache(lanes: int, sets_log: int, lines: list[int]) -> None:
+    from models.bridge.lanes import lane_of, lane_set
+    sets = 1 << sets_log
+    a, b = lines
+    same_slot = (lane_of(a, lanes), lane_set(a, sets, lanes)) == (lane_of(b, lanes), lane_set(b, sets, lanes))
+    assert same_slot == (a % sets == b % sets)
+
+
+def test_line_rate_sizing() -> None:
+    """Little's law: the sizing grows with the far side and covers every stream at the link rate."""
+    from models.bridge.lanes import FAR_CYCLES, LINK_RATE, size_for, stream_need
+    sz = size_for()
+    assert sz.params() == {"lanes": 2, "xw": 2, "nrob": 256, "nline": 512, "wb_depth": 512,
+                           "npc": 4, "hbm_inflight": 32}
+    for n in sz.needs:
+        assert n.lines_per_cycle <= sz.lanes and n.beats_per_cycle <= sz.xw
+        assert n.req_in_flight <= sz.nrob and n.lines_in_flight <= min(sz.nline, sz.wb_depth)
+    u = stream_need(UALINK, 256)
+    assert u.lines_per_cycle == pytest.approx(LINK_RATE[UALINK] / (5 * 64 * 640 / 576) * 4)
+    assert u.lines_in_flight == pytest.approx(u.lines_per_cycle * (FAR_CYCLES + 16))
+    assert size_for(far=20).nline < sz.nline <= size_for(far=1000).nline

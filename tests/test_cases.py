@@ -12,10 +12,10 @@ import yaml
 
 from sim.report import run
 from sim.report.score import NOT_DERIVABLE, case_verdict, score_case_target
-from sim.report.targets import CASE_SECTION, load_targets, targets_path
+from sim.report.targets import CASE_SECTION, Rules, load_targets, targets_path
 from sim.system.cases import (CasePaths, CaseValue, build_case_config, case_paths, evaluate_case, fabric_speedup,
                               run_cases)
-from sim.system.config import ConfigError
+from sim.config import ConfigError
 from sim.traffic.cases import CASES_YAML, CaseCommon, Composite, Phase, CaseProfile, load_case_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -116,7 +116,7 @@ def test_case_paths_by_hand(base):
     assert cp.cxl_lat_ns == pytest.approx(2 * 27 + 2 * (3 * link + 2 * 100) + ddr)
     assert cp.rdma_lat_ns == pytest.approx(2 * 830 + 2 * 2 * 150 + 2 * 1 * 10)
     assert cp.cxl_gbps == pytest.approx(128 * 14 * 16 / 256 * 64 / 80)
-    assert cp.rdma_gbps == pytest.approx(50 * 0.92)
+    assert cp.rdma_gbps == pytest.approx(100 * 0.92)                # 800 Gb/s per GPU (targets §5) at 0.92
     lim = fabric_speedup(np.array([0.0, np.inf]), 1, 0, cp)
     assert lim[0] == pytest.approx(cp.rdma_lat_ns / cp.cxl_lat_ns)
     assert lim[1] == pytest.approx(cp.cxl_gbps / cp.rdma_gbps)
@@ -192,14 +192,18 @@ def test_interval_contains_every_sampled_setting():
 # ---- scoring ----
 
 def test_case_verdict_rules():
+    rules = Rules(0.10, 1.0, "")
     pt = CaseValue("q", "x", 2.0, 2.0, "")
-    assert case_verdict(2.4, pt)[1] == "hit" and case_verdict(3.0, pt)[1] == "miss"
-    assert case_verdict(2.0, pt)[0] == pytest.approx(1.0)
+    assert case_verdict(2.1, pt, rules)[1] == "hit" and case_verdict(2.4, pt, rules)[1] == "miss"
+    assert case_verdict(2.0, pt, rules)[0] == pytest.approx(1.0)
+    one = CaseValue("q", "x", 1.0, 1.0, "")                             # no gain never meets a speedup target
+    assert case_verdict(1.06, one, rules, speedup=True)[1] == "miss"
+    assert case_verdict(1.06, one, rules, speedup=False)[1] == "hit"
     iv = CaseValue("q", "x", 1.0, 4.0, "")
-    assert case_verdict(3.0, iv) == (1.0, "in")
-    r, v = case_verdict(8.0, iv)
+    assert case_verdict(3.0, iv, rules) == (1.0, "in")
+    r, v = case_verdict(8.0, iv, rules)
     assert v == "out" and r == pytest.approx(0.5)
-    assert case_verdict(1.0, CaseValue("q", "s", None, None, "")) == (None, NOT_DERIVABLE)
+    assert case_verdict(1.0, CaseValue("q", "s", None, None, ""), rules) == (None, NOT_DERIVABLE)
 
 
 def test_section4_rows(base):
@@ -263,8 +267,8 @@ def test_compute_share_and_copies_move_the_right_way(base):
     prev = None
     for f in (0.0, 0.3, 0.6, 0.9):
         v = _vals(base.with_values({f"{key}.compute_share": f}))["mpi_cfd.communication"]
-        if prev is not None:
-            assert v.hi < prev.hi and v.lo < prev.lo
+        if prev is not None:                 # more compute: both ends move toward 1 (no fabric effect)
+            assert abs(v.hi - 1) < abs(prev.hi - 1) and abs(v.lo - 1) <= abs(prev.lo - 1)
         prev = v
     c0 = _vals(base.with_values({f"{key}.rdma_copies": 0}))["mpi_cfd.communication"]
     c2 = _vals(base.with_values({f"{key}.rdma_copies": 2}))["mpi_cfd.communication"]

@@ -38,5 +38,8 @@ def test_coherence_capacity() -> None:
 
 
 @pytest.mark.rtl
-def test_coherence_errors() -> None:
-    run(PARAMS[4], ["CohErrorInjectionTest"])
+def test_coherence_negative_and_watchdog() -> None:
+    """Every illegal input (opcode, duplicate CQID, UQIDs unknown / out of range / of another device /
+    of a pull, snoop answers outside the legal set, data without a request or twice, byte-enabled pull
+    data, unsolicited S2M): defined answer, one count, nothing held. Plus the watchdog catching a hang."""
+    run(PARAMS[4], ["CohNegativeTest", "CohWatchdogTest"])

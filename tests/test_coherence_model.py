@@ -43,6 +43,7 @@ I, S, E, M = L.I, L.S, L.E, L.M
 CFG = SysConfig(n_devices=3, lines=(0,), sets=2, ways=2, max_requests=None, max_writes=None)
 GO_ = H2DRspOp.GO
 GWP, DROP, WP = H2DRspOp.GO_WRITEPULL, H2DRspOp.GO_WRITEPULL_DROP, H2DRspOp.WRITEPULL
+FGWP, EXT = H2DRspOp.FAST_GO_WRITEPULL, H2DRspOp.EXTCMP
 SD, SI, SC = H2DReqOp.SNPDATA, H2DReqOp.SNPINV, H2DReqOp.SNPCUR
 
 # (op, setup) -> (snoop, snooped ports, final (dev0, dev1, dev2), directory (state, sharer ports) or
@@ -84,6 +85,12 @@ for _st in ("I", "S", "E", "M"):
     EXPECT[(Op.WRCUR, _st)] = (_snp, _SNOOPED[_st], ALL_I, None, [(GWP, None)], True)
     EXPECT[(Op.WRINV, _st)] = (_snp, _SNOOPED[_st], ALL_I, None, [(WP, None), (GO_, GOState.I)], True)
     EXPECT[(Op.CLFLUSH, _st)] = (_snp, _SNOOPED[_st], ALL_I, None, [(GO_, GOState.I)], True)
+    for _wo in (Op.WOWRINV, Op.WOWRINVF):  # Fast_GO_WritePull, the line, ExtCmp after the memory write
+        EXPECT[(_wo, _st)] = (_snp, _SNOOPED[_st], ALL_I, None, [(FGWP, None), (EXT, None)], True)
+# CacheFlushed: GO-I at once, no snoop, the directory is left as it is
+EXPECT[(Op.CACHEFLUSHED, "I")] = (None, (), ALL_I, None, [(GO_, GOState.I)], True)
+EXPECT[(Op.CACHEFLUSHED, "S")] = (None, (), (I, S, S), (DirState.S, (1, 2)), [(GO_, GOState.I)], True)
+EXPECT[(Op.CACHEFLUSHED, "M")] = (None, (), (I, M, I), (DirState.E, (1,)), [(GO_, GOState.I)], False)
 
 
 def _assert_clean(s: System) -> None:
@@ -232,8 +239,8 @@ def test_selective_coherence_passthrough() -> None:
     _assert_clean(s)
 
 
-@pytest.mark.parametrize("bad", ["illegal_opcode", "unsolicited_rsp", "unsolicited_data", "wrong_uqid",
-                                 "illegal_rsp", "bad_port"])
+@pytest.mark.parametrize("bad", ["illegal_opcode", "duplicate_cqid", "unsolicited_rsp", "bad_data",
+                                 "wrong_uqid", "bad_port"])
 def test_error_is_counted_and_agent_keeps_serving(bad: str) -> None:
     s = setup("M", CFG)
     s.apply(("iss", 0, Op.RDOWN, 0))
@@ -241,21 +248,122 @@ def test_error_is_counted_and_agent_keeps_serving(bad: str) -> None:
     (u, ent), = s.home.uq.items()
     h = s.home
     msg = {
-        "illegal_opcode": CD2HReq(2, Op.WOWRINV, 0, 0),
+        "illegal_opcode": CD2HReq(2, 0x1F, 5, 0),
+        "duplicate_cqid": CD2HReq(0, Op.RDCURR, 0, 3),  # dev0's RdOwn (CQID 0) is still unanswered
         "unsolicited_rsp": CD2HRsp(2, D2HRspOp.RSPIHITI, u + 7),
-        "unsolicited_data": CD2HData(2, u + 7, 0xBAD),
+        "bad_data": CD2HData(2, u + 7, 0xBAD),
         "wrong_uqid": CD2HRsp(2, D2HRspOp.RSPIHITI, u),  # dev2 answers dev1's snoop
-        "illegal_rsp": CD2HRsp(1, D2HRspOp.RSPVFWDV, u),  # not a legal answer to SnpInv
         "bad_port": CD2HRsp(9, D2HRspOp.RSPIHITI, u),
     }[bad]
+    kind = {"illegal_opcode": "illegal_request", "duplicate_cqid": "illegal_request"}.get(bad, bad)
     h.receive(msg)
-    assert h.out == [] and h.errors[bad] == 1
+    # an illegal opcode is answered GO-Err (to a CQID dev2 does not use); nothing else answers
+    want = [CH2DRsp(2, GO_, GOState.ERR, 5)] if bad == "illegal_opcode" else []
+    assert h.out == want and h.errors[kind] == 1
+    h.out.clear()
     assert sum(h.errors.values()) == 1
-    assert h.error_log == [(bad, msg)]
+    assert h.error_log == [(kind, msg)]
     settle(s)  # the real answer still completes the request
     request(s, 2, Op.RDSHARED, 0)
     assert states_of(s, 0) == (S, I, S)
     assert s.quiescent() and s.check() == [] and s.violations == []
+
+
+def test_illegal_snoop_answer_is_taken_as_rspihiti_and_never_holds_the_line() -> None:
+    s = setup("S", CFG)  # dev1 and dev2 share line 0
+    s.apply(("iss", 0, Op.RDOWN, 0))
+    s.apply(("dlv", "d2h_req", 0, 0))  # SnpInv to dev1 and dev2
+    h = s.home
+    u1 = next(u for u, e in h.uq.items() if e.port == 1)
+    s.ch.pop(("h2d_req", 1))  # dev1 never sees its snoop: it answers with garbage instead
+    s.devs[1].silent_drop(0)
+    h.receive(CD2HRsp(1, D2HRspOp.RSPSHITSE, u1))  # RspSHitSE is not legal for SnpInv
+    assert h.errors["illegal_rsp"] == 1 and sum(h.errors.values()) == 1
+    s._route_home()
+    settle(s)
+    assert states_of(s, 0) == (E, I, I) and s.quiescent() and s.home.idle()
+    e = s.home.entry(0)
+    assert e is not None and (e.state, e.sharers) == (DirState.E, 0b001)
+
+
+def test_illegal_answer_after_forwarded_data_counts_both() -> None:
+    s = setup("M", CFG)
+    s.apply(("iss", 0, Op.RDOWN, 0))
+    s.apply(("dlv", "d2h_req", 0, 0))
+    h = s.home
+    (u, _), = h.uq.items()
+    h.receive(CD2HData(1, u, 0x77))  # forwarded line first ...
+    h.receive(CD2HRsp(1, D2HRspOp.RSPVHITV, u))  # ... then an answer SnpInv does not allow
+    assert h.errors["illegal_rsp"] == 1 and h.errors["bad_data"] == 1
+    assert h.out == [CM2SReq(1, h.out[0].tag, 0)]  # decided at once: memory data + GO-E, no forwarded line
+    assert h.txns[0].decided is not None and h.txns[0].decided.go == GOState.E
+
+
+def test_illegal_opcodes_are_answered_go_err() -> None:
+    legal = {int(o) for o in REQUEST_OPS}
+    s = System.initial(CFG, trace=True)
+    h = s.home
+    bad = [op for op in range(32) if op not in legal]
+    for i, op in enumerate(bad):
+        h.receive(CD2HReq(i % 3, op, 100 + i, 0))
+    assert h.out == [CH2DRsp(i % 3, GO_, GOState.ERR, 100 + i) for i in range(len(bad))]
+    assert h.errors["illegal_request"] == len(bad) == 17 and h.idle() and h.entries() == []
+
+
+def test_cqid_reuse_after_the_last_h2d_answer_is_legal() -> None:
+    s = System.initial(SysConfig(n_devices=3, lines=(0, 1), max_requests=None, max_writes=None), trace=True)
+    s.apply(("iss", 0, Op.ITOMWR, 0))
+    s.apply(("dlv", "d2h_req", 0, 0))
+    s.apply(("dlv", "h2d_rsp", 0, 0))  # GO_WritePull: the CQID is free again, the data is on its way
+    assert not s.devs[0].txns and s.home.txns
+    s.apply(("iss", 0, Op.RDSHARED, 1))  # same CQID 0, another line: not a duplicate
+    s.apply(("dlv", "d2h_req", 0, 0))
+    assert s.home.errors["illegal_request"] == 0
+    settle(s)
+    assert s.quiescent() and not any(s.errors().values())
+
+
+def test_cacheflushed_is_answered_go_i_without_a_transaction() -> None:
+    s = setup("S", CFG)
+    d = s.devs[0]
+    assert d.flushed() and Op.CACHEFLUSHED in d.legal_requests(0, True)
+    s.apply(("iss", 0, Op.CACHEFLUSHED, 0))
+    s.apply(("dlv", "d2h_req", 0, 0))
+    assert s.home.out == [] and s.home.idle()
+    assert s.ch[("h2d_rsp", 0)][0][1] == CH2DRsp(0, GO_, GOState.I, 0)
+    settle(s)
+    assert not d.txns
+    _assert_clean(s)
+
+
+@pytest.mark.parametrize("op", [Op.WOWRINV, Op.WOWRINVF])
+@pytest.mark.parametrize("bep,bogus", [(0, 0), (1, 0), (0, 1)])
+def test_weakly_ordered_write_with_dirty_owner(op: int, bep: int, bogus: int) -> None:
+    """WOWrInv(F) over a dirty owner: Fast_GO_WritePull, then ExtCmp after the memory Cmp. A full line
+    (BEP=0, Bogus=0) replaces the owner's data; otherwise the owner's forwarded line is written, so
+    nothing is lost, and BEP=1 data is counted as bad_data."""
+    s = setup("M", CFG)
+    old = s.latest[0]
+    s.apply(("iss", 0, op, 0))
+    cq = next(iter(s.devs[0].txns))
+    s.apply(("dlv", "d2h_req", 0, 0))
+    settle_until = 0
+    while ("h2d_rsp", 0) not in s.ch and settle_until < 100:  # deliver until the Fast_GO_WritePull is out
+        s.apply([e for e in s.enabled() if e[0] == "dlv" and e[1] != "h2d_rsp"][0])
+        settle_until += 1
+    pull = s.ch[("h2d_rsp", 0)][0][1]
+    assert pull.opcode == FGWP and pull.cqid == cq
+    s.ch.pop(("h2d_rsp", 0))
+    s.devs[0].txns.clear()  # the device's answer is scripted here
+    s.home.receive(CD2HData(0, pull.rspdata, 0x1234, bogus, bep))
+    s._route_home()
+    settle(s)
+    h2d = [e.msg for e in s.trace if isinstance(e, PortMsg) and isinstance(e.msg, CH2DRsp) and e.msg.port == 0]
+    assert h2d[-1].opcode == EXT and h2d[-1].cqid == cq
+    wrote = [e.msg.value for e in s.trace if isinstance(e, PortMsg) and isinstance(e.msg, CM2SRwD)]
+    assert wrote[-1] == (0x1234 if not bep and not bogus else old)
+    assert s.mem[0] == wrote[-1] and states_of(s, 0) == ALL_I
+    assert s.home.errors["bad_data"] == bep and s.home.idle()
 
 
 def test_unsolicited_memory_response_is_counted() -> None:

@@ -54,6 +54,11 @@ CONFIGS: dict[str, tuple[SysConfig, set[str]]] = {
         SysConfig(n_devices=2, lines=(0, 0x100), coherent=((0, 0x100),), max_requests=1, max_writes=1,
                   mem_atomic=True),
         {"cov:ITOMWR:NC:none", "cov:RDCURR:NC:none", "cov:RDSHARED:E:RSPSFWDM"}),
+    "2dev_1line_weak_writes_cacheflushed": (
+        SysConfig(n_devices=2, lines=(0,), ops=frozenset({Op.RDSHARED, Op.RDOWN, Op.WOWRINV, Op.WOWRINVF,
+                                                           Op.CACHEFLUSHED}),
+                  max_requests=1, max_writes=2, mem_atomic=True),
+        {"cov:WOWRINV:E:RSPIFWDM", "cov:WOWRINVF:S:RSPIHITSE", "cov:WOWRINV:I:none", f"req_{int(Op.CACHEFLUSHED)}"}),
     "2dev_1line_all_ops_memory_latency": (
         SysConfig(n_devices=2, lines=(0,), max_requests=1, max_writes=1, mem_atomic=False),
         {"cov:RDOWN:E:RSPIHITSE"}),
@@ -88,7 +93,8 @@ def test_explore_covers_every_request_type() -> None:
 
 
 def test_explore_depth_bound() -> None:
-    cfg = SysConfig(n_devices=2, lines=(0,), max_requests=None, max_writes=None, mem_atomic=True)
+    cfg = SysConfig(n_devices=2, lines=(0,), ops=REQUEST_OPS - {Op.WOWRINV, Op.WOWRINVF, Op.CACHEFLUSHED},
+                    max_requests=None, max_writes=None, mem_atomic=True)
     r = explore(cfg, max_depth=8)
     print(f"\nexplore unbounded budgets, depth 8: {r.summary()}")
     assert r.ok and r.truncated > 0 and r.max_depth == 8

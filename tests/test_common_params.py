@@ -12,7 +12,7 @@ ILLEGAL = [
     ("sync_fifo", {"DEPTH": 1}, "DEPTH_must_be_at_least_2"),
     ("sync_fifo", {"WIDTH": 0}, "WIDTH_must_be_at_least_1"),
     ("fifo_mw", {"W": 65}, "W_must_be_1_to_64"),
-    ("fifo_mw", {"DEPTH": 0}, "DEPTH_must_be_at_least_1"),
+    ("fifo_mw", {"DEPTH": 1}, "DEPTH_must_be_at_least_2"),
     ("fifo_bank", {"W": 0}, "W_must_be_1_to_64"),
     ("fifo_bank", {"WIDTH": 0}, "WIDTH_must_be_at_least_1"),
     ("skid_buffer", {"WIDTH": 0}, "WIDTH_must_be_at_least_1"),

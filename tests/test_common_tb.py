@@ -210,3 +210,50 @@ def test_request_watchdog_bound_unanswered_and_stray() -> None:
     ok.answered("a", cycle=2)
     ok.answered("a", cycle=3)
     ok.check_phase()                              # nothing outstanding, nothing late: passes
+
+
+class _Sig:
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class _RegBlock:
+    """A register block behind cfg_* (two selectable blocks of 16 registers): writes to odd
+    addresses are rejected (resp 2), address 15 never answers; the answer appears one step later."""
+
+    def __init__(self) -> None:
+        for n in ("valid", "write", "addr", "wdata", "rvalid", "resp", "rdata", "sel"):
+            setattr(self, "cfg_" + n, _Sig())
+        self.mem = [[0] * 16, [0] * 16]
+
+    async def step(self) -> None:
+        self.cfg_rvalid.value = 0
+        if self.cfg_valid.value and self.cfg_addr.value != 15:
+            blk, a = self.mem[self.cfg_sel.value], self.cfg_addr.value
+            self.cfg_rvalid.value = 1
+            self.cfg_resp.value = 2 if self.cfg_write.value and a % 2 else 0
+            if self.cfg_write.value and not a % 2:
+                blk[a] = self.cfg_wdata.value
+            self.cfg_rdata.value = blk[a]
+
+
+def test_cfg_agent_program_read_and_errors() -> None:
+    import asyncio
+
+    from tb.common.cfg_agent import CfgAccessError, CfgAgent
+    dut = _RegBlock()
+    agent = CfgAgent(dut, resp_ok=0, sel="sel", step=dut.step)
+
+    async def run() -> None:
+        await agent.program([(0, 5), (2, 7)], sel=1)
+        assert dut.mem[1][:3] == [5, 0, 7] and dut.mem[0][:3] == [0, 0, 0]
+        assert await agent.read_block(0, ["a", "b", "c"], sel=1) == {"a": 5, "b": 0, "c": 7}
+        with pytest.raises(CfgAccessError, match="rejected"):
+            await agent.program([(4, 1), (3, 1), (6, 1)])
+        assert dut.mem[0][4] == 1 and dut.mem[0][6] == 0          # stops at the first rejected write
+        with pytest.raises(CfgAccessError, match="no response"):
+            await agent.access(15, write=False)
+        assert dut.cfg_valid.value == 0                          # the request is withdrawn either way
+    asyncio.run(run())
+    with pytest.raises(ValueError):
+        CfgAgent(object(), resp_ok=0)                            # no clock and no step

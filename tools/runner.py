@@ -5,8 +5,12 @@ wheel, runs one cocotb test module, copies the cocotb results XML to
 ``results/regression/xml/<tag>.xml`` (merged into the regression summary by ``make sim``) and raises
 ``AssertionError`` naming the failing cocotb tests.
 
-Environment knobs: ``SEED`` (reproduce a run), ``WAVES=1`` (dump VCD), ``COV=1`` (Verilator
-coverage), ``TESTCASE`` (run one cocotb test).
+Environment knobs: ``SEED`` (reproduce a run), ``WAVES=1`` (dump FST, or VCD without liblz4-dev),
+``COV=1`` (Verilator coverage), ``TESTCASE`` (run these cocotb tests: honoured where the pytest test
+runs them, a skip with the reason where it picks others, an error naming the module's tests for a
+name it does not have), ``SCALEPOOL_SIM_BUILD`` (build root, default ``sim_build/``; Ray workers use
+a node-local one). A build is reused without calling Verilator when its content key (RTL, sources,
+parameters, arguments, toolchain) matches the one it was built from.
 """
 from __future__ import annotations
 
@@ -14,7 +18,10 @@ import fcntl
 import hashlib
 import os
 import random
+import re
+import shlex
 import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -25,7 +32,7 @@ from tools.runtime_cache import RuntimeCache, cached_runtime_runner
 REPO = Path(__file__).resolve().parents[1]
 RTL = REPO / "rtl"
 INCLUDE = RTL / "include"
-SIM_BUILD = REPO / "sim_build"
+SIM_BUILD = Path(os.environ.get("SCALEPOOL_SIM_BUILD") or REPO / "sim_build")
 XML_DIR = REPO / "results" / "regression" / "xml"
 
 
@@ -93,6 +100,84 @@ def failed_tests(xml_file: Path) -> tuple[int, list[str]]:
     return n, failed
 
 
+def build_key(*parts: object, files: Sequence[Path] = ()) -> str:
+    """Content hash of a build: RTL and source file contents, parameters, arguments (repo paths made
+    relative, so a copy of the tree elsewhere gives the same key) and the toolchain."""
+    import importlib.metadata as md
+
+    import cocotb_tools.config
+
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(str(p).replace(str(REPO), "<repo>").encode() + b"\0")
+    h.update(f"{sys.prefix} {sys.version} {cocotb_tools.config.libs_dir} {verilator_root()} "
+             f"verilator {md.version('verilator')} cocotb {md.version('cocotb')}".encode())
+    for f in sorted(set(Path(x).resolve() for x in files)):
+        name = str(f.relative_to(REPO)) if f.is_relative_to(REPO) else str(f)
+        h.update(name.encode() + b"\0" + (f.read_bytes() if f.is_file() else b"<missing>") + b"\0")
+    return h.hexdigest()
+
+
+def fst_available() -> bool:
+    """FST waves need the lz4 and zlib headers (Debian: liblz4-dev, zlib1g-dev)."""
+    r = subprocess.run(["g++", "-E", "-x", "c++", "-"], input="#include <lz4.h>\n#include <zlib.h>\n",
+                       capture_output=True, text=True)
+    return r.returncode == 0
+
+
+class TestcaseRefused(Exception):
+    """TESTCASE names cocotb tests this pytest test does not run (a skip under pytest)."""
+
+    __test__ = False    # not a pytest test class
+
+
+def select_testcases(test_module: str, own: str | Sequence[str] | None) -> list[str] | None:
+    """The cocotb tests to run: the caller's choice, narrowed by TESTCASE (comma-separated names).
+
+    A name the module does not have is a ValueError naming the module's tests; names the module has
+    but this caller does not run raise TestcaseRefused with the reason."""
+    own_list = None if own is None else ([own] if isinstance(own, str) else list(own))
+    own_list = None if own_list is None else [t.strip() for x in own_list for t in x.split(",") if t.strip()]
+    env = [t.strip() for t in os.environ.get("TESTCASE", "").split(",") if t.strip()]
+    if not env:
+        return own_list
+    from tools.cocotb_tests import all_tests, tests_of
+
+    have = tests_of(test_module)
+    anywhere = {t for v in all_tests().values() if not isinstance(v, str) for t in v} | set(have)
+    typos = [t for t in env if t not in anywhere]
+    if typos:
+        import difflib
+        hints = [f"{u} -> did you mean {', '.join(difflib.get_close_matches(u, sorted(anywhere), 3))}?"
+                 for u in typos if difflib.get_close_matches(u, sorted(anywhere), 3)]
+        raise ValueError(f"TESTCASE={','.join(env)}: no testbench module has a cocotb test "
+                         f"{', '.join(typos)}" + (f" ({'; '.join(hints)})" if hints else "")
+                         + f"; {test_module} has: {', '.join(have)} (`make list` lists every module's)")
+    mine = [t for t in env if t in have]
+    if not mine:
+        raise TestcaseRefused(f"TESTCASE={','.join(env)}: not a cocotb test of {test_module} "
+                              f"(this test's module; `make list` shows where each test lives)")
+    if own_list is None:
+        return mine
+    keep = [t for t in mine if t in own_list]
+    if not keep:
+        raise TestcaseRefused(f"TESTCASE={','.join(env)}: this test runs only {', '.join(own_list)} of "
+                              f"{test_module}; the others run in other pytest tests of the same module")
+    return keep
+
+
+def reproduce_line(seed: int, testcases: Sequence[str] = ()) -> str:
+    """The command that reruns the current pytest test with this seed (and the knobs in effect)."""
+    node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    knobs = [f"SEED={seed}"] + [f"{k}={shlex.quote(os.environ[k])}" for k in
+                                ("VL_CFLAGS", "WAVES", "COV", "SIM") if os.environ.get(k)]
+    cmd = f"{' '.join(knobs)} .venv/bin/python -m pytest {shlex.quote(node)}" if node else \
+        f"{' '.join(knobs)} (same command)"
+    if testcases:
+        cmd += f"  (only the failing cocotb test(s): add TESTCASE={','.join(testcases)})"
+    return "reproduce: " + cmd
+
+
 def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
                parameters: Mapping[str, object] | None = None, name: str | None = None,
                testcase: str | Sequence[str] | None = None, seed: int | None = None,
@@ -110,11 +195,17 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     params = dict(parameters or {})
     waves = env_flag("WAVES") if waves is None else waves
     coverage = env_flag("COV") if coverage is None else coverage
-    testcase = testcase or os.environ.get("TESTCASE") or None
+    try:
+        testcase = select_testcases(test_module, testcase)
+    except TestcaseRefused as why:
+        if os.environ.get("PYTEST_CURRENT_TEST"):
+            import pytest
+            pytest.skip(str(why))
+        raise ValueError(str(why)) from None
     tag = build_tag(top, params, name, waves, coverage)
     build_dir = SIM_BUILD / tag
     seed = pick_seed(seed)
-    print(f"\n[run_cocotb] {tag}: SEED={seed} (reproduce with SEED={seed})", flush=True)
+    print(f"\n[run_cocotb] {tag}: SEED={seed} ({reproduce_line(seed)})", flush=True)
 
     # Lint cleanliness is `make lint`'s job; a warning must not stop a simulation build.
     # --output-split 0: the wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks the
@@ -129,18 +220,29 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
         args += ["-y", str(d)]
     if coverage:
         args += ["--coverage"]
+    if waves and fst_available():
+        args += ["--trace-fst"]      # after cocotb's --trace: FST (dump.fst) instead of VCD
     runner = cached_runtime_runner(get_runner("verilator"), SIM_BUILD, waves, coverage)
     # Several pytest tests may share one build (same top and parameters) and run at the same time
     # under xdist: the build is serialized by a lock, and each run gets its own directory and XML.
     SIM_BUILD.mkdir(parents=True, exist_ok=True)
     with open(SIM_BUILD / f"{tag}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-
-        runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
-                     includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
-                     build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
-                     timescale=timescale)
-        RuntimeCache(SIM_BUILD, waves, coverage).store(build_dir)
+        # Reuse an identical build without running Verilator (a Ray worker gets a fresh copy of the
+        # tree per run; the key is made from contents, not paths or times).
+        rtl_files = [p for p in RTL.rglob("*") if p.is_file()]
+        inc_files = [p for i in includes for p in Path(i).rglob("*") if p.is_file()]
+        key = build_key(top, sorted(params.items()), args + list(build_args), waves, coverage, timescale,
+                        files=[Path(s) for s in sources] + rtl_files + inc_files)
+        stamp = build_dir / ".build_key"
+        if not (stamp.is_file() and stamp.read_text() == key and (build_dir / top).is_file()):
+            stamp.unlink(missing_ok=True)
+            runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
+                         includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
+                         build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
+                         timescale=timescale)
+            RuntimeCache(SIM_BUILD, waves, coverage).store(build_dir)
+            stamp.write_text(key)
     XML_DIR.mkdir(parents=True, exist_ok=True)
     tc = testcase if isinstance(testcase, str) or testcase is None else "+".join(testcase)
     run_name = test_module.rsplit(".", 1)[-1] + (f"-{tc}" if tc else "")
@@ -150,34 +252,49 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     if len(run_name) > 80:
         run_name = run_name[:60] + "-" + hashlib.sha1(run_name.encode()).hexdigest()[:10]
     test_dir = build_dir / f"run-{run_name}"
-    test_dir.mkdir(parents=True, exist_ok=True)
-    xml_out = test_dir / "results.xml"
-    xml_out.unlink(missing_ok=True)
-    env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
-    env.update(extra_env or {})
-    # Outside PYTEST_CURRENT_TEST the runner returns instead of calling sys.exit(): we check the
-    # XML ourselves and fail with the names of the failing cocotb tests.
-    saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
-    try:
-        runner.test(test_module=test_module, hdl_toplevel=top, build_dir=str(build_dir),
-                    test_dir=str(test_dir), seed=seed, testcase=testcase, waves=waves,
-                    extra_env=env, results_xml=str(xml_out), timescale=timescale)
-    finally:
-        if saved is not None:
-            os.environ["PYTEST_CURRENT_TEST"] = saved
-    if not xml_out.exists():
-        raise AssertionError(f"{tag}: simulator produced no results file (crash?) SEED={seed}")
-    shutil.copyfile(xml_out, XML_DIR / f"{tag}__{run_name}.xml")
-    n, failed = failed_tests(xml_out)
-    if n == 0:
-        raise AssertionError(f"{tag}: no cocotb test ran (SEED={seed})")
-    if failed:
-        raise AssertionError(f"{tag}: {len(failed)}/{n} cocotb tests failed: {', '.join(failed)} "
-                             f"(reproduce with SEED={seed})")
-    if coverage and (test_dir / "coverage.dat").exists():
-        cov_dir = REPO / "results" / "coverage"
-        cov_dir.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(test_dir / "coverage.dat", cov_dir / f"{tag}__{run_name}.dat")
+    # The same run of the same build may start from two trees sharing a build root (a local run and
+    # a Ray task, two checkouts): one at a time in a run directory.
+    with open(build_dir / f"run-{run_name}.lock", "w") as run_lock:
+        fcntl.flock(run_lock, fcntl.LOCK_EX)
+        test_dir.mkdir(parents=True, exist_ok=True)
+        xml_out = test_dir / "results.xml"
+        xml_out.unlink(missing_ok=True)
+        env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
+        env.update(extra_env or {})
+        # Outside PYTEST_CURRENT_TEST the runner returns instead of calling sys.exit(): we check the
+        # XML ourselves and fail with the names of the failing cocotb tests.
+        saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
+        # Exact names (cocotb's own testcase= matches any test whose name ends with the given one).
+        flt = None if not testcase else rf"^{re.escape(test_module)}\.({'|'.join(map(re.escape, testcase))})$"
+        crash = None
+        try:
+            runner.test(test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",
+                        build_dir=str(build_dir), test_dir=str(test_dir), seed=seed, test_filter=flt, waves=waves,
+                        extra_env=env, results_xml=str(xml_out), timescale=timescale)
+        except SystemExit as exc:          # the simulator exited non-zero: report it with the seed
+            crash = exc.code
+        finally:
+            if saved is not None:
+                os.environ["PYTEST_CURRENT_TEST"] = saved
+        if waves:
+            for w in sorted(test_dir.glob("dump.*")):
+                print(f"[run_cocotb] waves: {w}", flush=True)
+        if not xml_out.exists():
+            raise AssertionError(f"{tag}: simulator produced no results file (exit code {crash}; crash?) "
+                                 f"{reproduce_line(seed)}")
+        shutil.copyfile(xml_out, XML_DIR / f"{tag}__{run_name}.xml")
+        n, failed = failed_tests(xml_out)
+        if n == 0:
+            raise AssertionError(f"{tag}: no cocotb test ran; {reproduce_line(seed)}")
+        if failed:
+            raise AssertionError(f"{tag}: {len(failed)}/{n} cocotb tests failed: {', '.join(failed)}; "
+                                 f"{reproduce_line(seed, failed)}")
+        if crash:
+            raise AssertionError(f"{tag}: the simulator exited with code {crash}; {reproduce_line(seed)}")
+        if coverage and (test_dir / "coverage.dat").exists():
+            cov_dir = REPO / "results" / "coverage"
+            cov_dir.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(test_dir / "coverage.dat", cov_dir / f"{tag}__{run_name}.dat")
     return xml_out
 
 

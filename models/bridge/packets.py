@@ -56,7 +56,9 @@ class XlStatus(IntEnum):
     BAD_ADDR = 3      # request not entirely inside the XLink window
     BAD_ALIGN = 4     # address misaligned (UALink 64 B; NVLink 16 B, and inside 4 lines)
     COH_PTL = 5       # partial-line write to the coherent region (needs byte enables: not built)
-    CXL_ERR = 6       # far side answered MemData-NXM (read line, or the read of a partial write)
+    CXL_ERR = 6       # far side answered with an error (MemData-NXM or poison on S2M DRS, GO-Err
+                      # or poison on H2D Data, GO-Err / an unexpected H2D Rsp for a coherent line)
+    BAD_TAG = 7       # a request whose (src, tag) is still outstanding (its answer would be ambiguous)
 
 
 # field name -> (lsb, width)
@@ -118,11 +120,31 @@ class Packet:
         out += [int.from_bytes(ln, "little") for ln in self.lines]
         return [(b, i == len(out) - 1) for i, b in enumerate(out)]
 
+    def transfers(self, flavor: str, xw: int = 1) -> list[tuple[int, int]]:
+        """(data, last) per transfer of an XW-beat-wide interface: beat lane x of a transfer is bits
+        [512x +: 512]; a packet starts in lane 0; `last` is one-hot on the final beat's lane (0 on
+        transfers that are not the packet's last); lanes past it are zero."""
+        bts = [b for b, _ in self.beats(flavor)]
+        out = []
+        for i in range(0, len(bts), xw):
+            chunk = bts[i:i + xw]
+            data = sum(b << (BEAT_BITS * x) for x, b in enumerate(chunk))
+            last = 1 << (len(chunk) - 1) if i + xw >= len(bts) else 0
+            out.append((data, last))
+        return out
+
     def wire_bytes(self, flavor: str) -> int:
         """Bytes on the XLink wire (UALink: TL slots; NVLink: 16 B flits, len data flits)."""
         if flavor == UALINK:
             return UAL_TL_BYTES * (1 + len(self.lines))
         return NV_FLIT_BYTES * (1 + (self.hdr.len if self.lines else 0))
+
+    def link_bytes(self, flavor: str) -> float:
+        """Link bytes the packet occupies: NVLink its flits; UALink its TL slots' share of the 640 B
+        DL flits that carry them (9 TL slots + the 64 B DL segment)."""
+        if flavor == UALINK:
+            return self.wire_bytes(flavor) * UAL_DL_BYTES / (UAL_DL_SLOTS * UAL_TL_BYTES)
+        return float(self.wire_bytes(flavor))
 
 
 def packet_from_beats(beats: list[int]) -> Packet:

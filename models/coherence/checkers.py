@@ -14,12 +14,14 @@ Each checker collects human-readable `violations`; `strict=True` raises Assertio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Union
+from typing import Callable, Iterable, Mapping, Union
 
 from models.coherence.msgs import CD2HData, CD2HReq, CD2HRsp, CH2DData, CH2DReq, CH2DRsp, CohMsg
 from models.coherence.protocol import (
     FWD_RSPS,
     GO_CLASS,
+    ILLEGAL_RSP_TAKEN_AS,
+    LEGAL_SNOOP_RSPS,
     PULL_CLASS,
     REQUEST_OPS,
     WRITABLE,
@@ -134,6 +136,10 @@ class DataValueChecker(_Checker):
                            f"latest writes allowed {sorted(allowed)}")
 
 
+def _opname(op: int) -> str:
+    return D2HReqOp(op).name if op in D2HReqOp._value2member_map_ else f"opcode {op:#x}"
+
+
 @dataclass
 class _Pending:
     port: int
@@ -144,6 +150,7 @@ class _Pending:
     pulls: int = 0
     pull_done: int = 0
     go_err: bool = False
+    extcmp: int = 0
 
 
 @dataclass
@@ -153,18 +160,21 @@ class CompletionChecker(_Checker):
     pending: dict[tuple[int, int], _Pending] = field(default_factory=dict)
     pulls: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # (port, uqid) -> req
     completed: int = 0
+    dropped: list[str] = field(default_factory=list)  # requests the home must drop (duplicate CQID)
+    on_done: Callable[[float, tuple[int, int]], None] | None = None  # (t, (port, cqid)) per completion
 
     def feed(self, ev: TraceEvent) -> None:
         if not isinstance(ev, PortMsg):
             return
         m = ev.msg
         if isinstance(m, CD2HReq):
-            if m.opcode not in REQUEST_OPS:
-                return  # illegal opcode: dropped by the home, no answer expected
             k = (m.port, m.cqid)
             if k in self.pending:
-                self._fail(f"t={ev.t}: dev{m.port} CQID {m.cqid} reused while outstanding")
-            self.pending[k] = _Pending(m.port, m.opcode, m.addr)
+                # a CQID reused while its request is owed an answer: the home drops it (counted as an
+                # illegal request), the first request keeps the CQID
+                self.dropped.append(f"t={ev.t}: dev{m.port} CQID {m.cqid} reused while outstanding")
+                return
+            self.pending[k] = _Pending(m.port, m.opcode, m.addr)  # an illegal opcode gets GO-Err
         elif isinstance(m, CH2DRsp):
             k = (m.port, m.cqid)
             p = self.pending.get(k)
@@ -180,6 +190,12 @@ class CompletionChecker(_Checker):
                     self._fail(f"t={ev.t}: GO for RdCurr dev{m.port} CQID {m.cqid}")
                 if p.op == D2HReqOp.WRINV and p.pull_done < 1:
                     self._fail(f"t={ev.t}: WrInv GO before its data arrived (dev{m.port} CQID {m.cqid})")
+            if m.opcode == H2DRspOp.EXTCMP:
+                p.extcmp += 1
+                if not completion_spec(p.op).extcmp:
+                    self._fail(f"t={ev.t}: ExtCmp for {_opname(p.op)} dev{m.port} CQID {m.cqid}")
+                elif p.pull_done < 1:
+                    self._fail(f"t={ev.t}: ExtCmp before the written line arrived (dev{m.port} CQID {m.cqid})")
             if m.opcode in PULL_CLASS:
                 p.pulls += 1
                 self.pulls[(m.port, m.rspdata)] = k
@@ -200,15 +216,19 @@ class CompletionChecker(_Checker):
 
     def _check_done(self, t: float, k: tuple[int, int], p: _Pending) -> None:
         spec = completion_spec(p.op)
-        if p.go > 1 or p.data > 1 or p.pulls > 1:
-            self._fail(f"t={t}: dev{p.port} CQID {k[1]} {D2HReqOp(p.op).name}: {p.go} GO, {p.data} data, "
-                       f"{p.pulls} pulls")
+        if p.go > 1 or p.data > 1 or p.pulls > 1 or p.extcmp > 1:
+            self._fail(f"t={t}: dev{p.port} CQID {k[1]} {_opname(p.op)}: {p.go} GO, {p.data} data, "
+                       f"{p.pulls} pulls, {p.extcmp} ExtCmp")
             del self.pending[k]
             return
+        if p.op not in REQUEST_OPS and p.go == 1 and not p.go_err:
+            self._fail(f"t={t}: illegal request dev{p.port} CQID {k[1]} answered with a GO other than GO-Err")
         need_go = spec.go
         need_data = spec.data and not p.go_err
         if p.op == D2HReqOp.WRINV:
             done = p.go == 1 and p.pulls == 1
+        elif spec.extcmp:
+            done = p.go == 1 and p.pulls == 1 and p.extcmp == 1
         else:
             done = (p.go == 1 or not need_go) and (p.data == 1 or not need_data)
             if spec.pull == "yes" and not p.go_err:
@@ -216,11 +236,13 @@ class CompletionChecker(_Checker):
         if done:
             del self.pending[k]
             self.completed += 1
+            if self.on_done is not None:
+                self.on_done(t, k)
 
     def finish(self) -> list[str]:
         """Call at quiescence: every request and every write-pull must have completed."""
         for (port, cqid), p in self.pending.items():
-            self._fail(f"end: dev{port} CQID {cqid} {D2HReqOp(p.op).name} line {p.addr:#x} never completed")
+            self._fail(f"end: dev{port} CQID {cqid} {_opname(p.op)} line {p.addr:#x} never completed")
         for (port, uqid) in self.pulls:
             self._fail(f"end: write-pull UQID {uqid} to dev{port} never got its data")
         return self.violations
@@ -232,7 +254,7 @@ class OrderingChecker(_Checker):
     before its snoops' responses and forwarded data arrived."""
 
     req_addr: dict[tuple[int, int], int] = field(default_factory=dict)
-    snoops: dict[tuple[int, int], list] = field(default_factory=dict)  # (port, uqid) -> [addr, rsp, data]
+    snoops: dict[tuple[int, int], list] = field(default_factory=dict)  # (port, uqid) -> [addr, rsp, data, snoop]
 
     def _busy(self, addr: int) -> bool:
         return any(s[0] == addr for s in self.snoops.values())
@@ -246,13 +268,14 @@ class OrderingChecker(_Checker):
         elif isinstance(m, CH2DReq):
             if any(s[0] == m.addr and p == m.port for (p, _), s in self.snoops.items()):
                 self._fail(f"t={ev.t}: second snoop to dev{m.port} for line {m.addr:#x} while one is pending")
-            self.snoops[(m.port, m.uqid)] = [m.addr, None, False]
+            self.snoops[(m.port, m.uqid)] = [m.addr, None, False, m.opcode]
         elif isinstance(m, (CD2HRsp, CD2HData)):
             s = self.snoops.get((m.port, m.uqid))
             if s is None:
                 return
             if isinstance(m, CD2HRsp):
-                s[1] = m.opcode
+                # an answer outside the snoop's legal set is taken as ILLEGAL_RSP_TAKEN_AS (no data)
+                s[1] = m.opcode if m.opcode in LEGAL_SNOOP_RSPS.get(s[3], ()) else int(ILLEGAL_RSP_TAKEN_AS)
             else:
                 s[2] = True
             if s[1] is not None and (s[1] not in FWD_RSPS or s[2]):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from models.coherence.msgs import CD2HData, CD2HReq, CD2HRsp, CH2DData, CH2DReq, CH2DRsp, CohMsg
 from models.coherence.protocol import (
     READ_OPS,
+    WEAK_WRITE_OPS,
     WRITE_OPS,
     LineState,
     snoop_options,
@@ -40,6 +41,7 @@ class DevTxn:
     data: int | None = None
     wvalue: int | None = None  # line value of a write-through
     pulled: bool = False
+    ext: bool = False  # ExtCmp received (weakly ordered writes; it may come before or after the GO)
     window: frozenset[int] = frozenset()  # values a non-caching read may legally return
 
 
@@ -84,16 +86,23 @@ class DeviceCache:
     def can_issue(self, addr: int) -> bool:
         return self.txn_for(addr) is None and len(self.txns) < self.n_cqid
 
+    def flushed(self) -> bool:
+        """Nothing cached and nothing outstanding: the device may send CacheFlushed."""
+        return not self.lines and not self.txns
+
     def legal_requests(self, addr: int, coherent: bool) -> tuple[int, ...]:
-        """Requests this device may issue for `addr` now (its policy, from its own line state)."""
+        """Requests this device may issue for `addr` now (its policy, from its own line state).
+        CacheFlushed (no line) is offered with every line while the device holds nothing."""
         if not self.can_issue(addr):
             return ()
         st = self.state(addr)
+        flushed = (Op.CACHEFLUSHED,) if self.flushed() else ()
         if not coherent:
-            return (Op.RDCURR, Op.RDSHARED, Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.CLFLUSH) if st == L.I else ()
+            return (Op.RDCURR, Op.RDSHARED, Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.CLFLUSH, Op.WOWRINV,
+                    Op.WOWRINVF) + flushed if st == L.I else ()
         if st == L.I:
             return (Op.RDSHARED, Op.RDOWN, Op.RDANY, Op.RDCURR, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR,
-                    Op.WRINV, Op.CLFLUSH)
+                    Op.WRINV, Op.CLFLUSH, Op.WOWRINV, Op.WOWRINVF) + flushed
         if st == L.S:
             return (Op.RDOWN, Op.RDOWNNODATA, Op.CLEANEVICT, Op.CLEANEVICTNODATA)
         if st == L.E:
@@ -106,6 +115,10 @@ class DeviceCache:
         """Send request `op` for `addr`; returns its CQID."""
         assert self.can_issue(addr), f"dev{self.port}: cannot issue for line {addr:#x}"
         cqid = next(i for i in range(self.n_cqid) if i not in self.txns)
+        if op == Op.CACHEFLUSHED:  # no line: the address field is reserved (sent as 0)
+            self.txns[cqid] = DevTxn(op, -1, cqid)
+            self.out.append(CD2HReq(self.port, int(op), cqid, 0))
+            return cqid
         st, val = self.lines.get(addr, (L.I, 0))
         if op in (Op.CLEANEVICT, Op.CLEANEVICTNODATA):
             assert st in (L.S, L.E), f"clean evict from {st.name}"
@@ -189,7 +202,7 @@ class DeviceCache:
             elif op == Op.CLEANEVICTNODATA:
                 self._done(t)
                 self._set(t.addr, L.I)
-            elif op in (Op.CLFLUSH, Op.WRINV):
+            elif op in (Op.CLFLUSH, Op.WRINV, Op.CACHEFLUSHED):
                 if op == Op.WRINV and not t.pulled:
                     self.errors["unexpected_rsp"] += 1
                 self._done(t)
@@ -209,6 +222,17 @@ class DeviceCache:
         if r == H2DRspOp.GO_WRITEPULL_DROP and op in (Op.CLEANEVICT, Op.DIRTYEVICT):
             self._done(t)
             self._set(t.addr, L.I)
+            return
+        if op in WEAK_WRITE_OPS and (r == H2DRspOp.FAST_GO_WRITEPULL and t.go is None
+                                     or r == H2DRspOp.EXTCMP and not t.ext):
+            if r == H2DRspOp.FAST_GO_WRITEPULL:
+                t = replace(t, go=int(GOState.I), pulled=True)
+                self.out.append(CD2HData(self.port, m.rspdata, t.wvalue or 0))
+            else:
+                t = replace(t, ext=True)
+            self.txns[t.cqid] = t
+            if t.pulled and t.ext:
+                self._done(t)
             return
         if r == H2DRspOp.WRITEPULL and op == Op.WRINV and not t.pulled:
             self.txns[t.cqid] = replace(t, pulled=True)

@@ -32,7 +32,9 @@ from models.coherence.protocol import (
     ALLOC_OPS,
     DIRTY_TO_MEM_RSPS,
     FWD_RSPS,
+    ILLEGAL_RSP_TAKEN_AS,
     LEGAL_SNOOP_RSPS,
+    LINELESS_OPS,
     REQUEST_OPS,
     WRITE_OPS,
     Decision,
@@ -41,10 +43,87 @@ from models.coherence.protocol import (
     holders,
     snoop_plan,
 )
-from models.cxl.messages import D2HReqOp, D2HRspOp, H2DReqOp, H2DRspOp, M2SReqOp, M2SRwDOp, S2MDRSOp, S2MNDROp
+from models.cxl.messages import (
+    D2HReqOp,
+    D2HRspOp,
+    GOState,
+    H2DReqOp,
+    H2DRspOp,
+    M2SReqOp,
+    M2SRwDOp,
+    S2MDRSOp,
+    S2MNDROp,
+)
 
-ERROR_KINDS = ("illegal_opcode", "unsolicited_rsp", "unsolicited_data", "wrong_uqid", "illegal_rsp",
+# Error kinds, in the order of coh_home_agent's err_pulse / err_count (RTL_ERROR_KINDS), then the
+# model-only kind bad_port (a message on a port the home does not have: the RTL's ports are wires).
+#   illegal_request  opcode not served (answered GO-Err) or CQID of a request still owed an answer
+#                    (dropped: any answer under that CQID would be taken for the other request's)
+#   unsolicited_rsp  D2H Rsp whose UQID is not outstanding (dropped)
+#   bad_data         D2H Data the home cannot use: UQID not outstanding, data for a non-forwarding
+#                    snoop answer, a second copy, or pulled data with byte enables (BEP=1), which this
+#                    full-line agent cannot apply (the pull completes, nothing is written)
+#   wrong_uqid       UQID outstanding for another device, a second answer, or a Rsp to a pull UQID
+#   illegal_rsp      snoop answer outside the legal set of the snoop: taken as RspIHitI (the device
+#                    is dropped from the line's holders), so the line never waits for another answer
+#   unsolicited_mem  S2M message whose tag is not outstanding, or of the wrong opcode (dropped)
+ERROR_KINDS = ("illegal_request", "unsolicited_rsp", "bad_data", "wrong_uqid", "illegal_rsp",
                "unsolicited_mem", "bad_port")
+RTL_ERROR_KINDS = ERROR_KINDS[:6]
+
+
+def classify_s2m(outstanding: str | None, msg: CS2MDRS | CS2MNDR) -> str | None:
+    """Verdict on an S2M message whose tag has `outstanding` ("rd" MemRd / "wr" MemWr / None):
+    None if it answers that memory operation, else unsolicited_mem (dropped)."""
+    if isinstance(msg, CS2MDRS):
+        ok = outstanding == "rd" and msg.memop == S2MDRSOp.MEMDATA
+    else:
+        ok = outstanding == "wr" and msg.memop == S2MNDROp.CMP
+    return None if ok else "unsolicited_mem"
+
+
+@dataclass(frozen=True)
+class UqView:
+    """What the home knows about one outstanding UQID, for classifying D2H Rsp / Data."""
+
+    kind: str  # "snp" or "pull"
+    port: int
+    snoop_op: int = 0
+    rsp: int | None = None  # snoop answer received
+    data: bool = False  # forwarded line received
+
+
+def classify_rsp(u: UqView | None, port: int, opcode: int) -> tuple[list[str], int | None]:
+    """Verdict on a D2H Rsp for UQID state `u`: (error kinds, answer taken or None = dropped).
+
+    A data line that arrived before a non-forwarding answer is dropped and counted as bad_data."""
+    if u is None:
+        return ["unsolicited_rsp"], None
+    if u.kind != "snp" or u.port != port or u.rsp is not None:
+        return ["wrong_uqid"], None
+    errs = []
+    if opcode not in LEGAL_SNOOP_RSPS[u.snoop_op]:
+        errs.append("illegal_rsp")
+        opcode = int(ILLEGAL_RSP_TAKEN_AS)
+    if opcode not in FWD_RSPS and u.data:
+        errs.append("bad_data")
+    return errs, opcode
+
+
+def classify_data(u: UqView | None, port: int, bep: int = 0) -> tuple[str | None, bool]:
+    """Verdict on a D2H Data for UQID state `u`: (error kind or None, accepted).
+
+    Pulled data is always accepted (it completes the pull); with BEP=1 it is also an error and is
+    not written to memory."""
+    if u is None:
+        return "bad_data", False
+    if u.port != port:
+        return "wrong_uqid", False
+    if u.kind == "pull":
+        return ("bad_data" if bep else None), True
+    if u.data or (u.rsp is not None and u.rsp not in FWD_RSPS):
+        return "bad_data", False
+    return None, True
 
 
 @dataclass(frozen=True)
@@ -93,6 +172,7 @@ class Txn:
     wr_pending: int = 0  # MemWr without Cmp
     pull_uqid: int | None = None  # waiting for the pulled line
     go_after: int | None = None  # GO state still to send once writes completed
+    ext_after: bool = False  # ExtCmp still to send once writes completed
     early: bool = False  # `early_go` fault: answered before the snoops completed
 
 
@@ -197,11 +277,29 @@ class HomeAgent:
         else:
             raise TypeError(f"home cannot receive {msg!r}")
 
+    def owes(self, port: int, cqid: int) -> bool:
+        """True while request (port, cqid) is owed an H2D answer the home has not sent yet."""
+        for q in self.waitq.values():
+            if any(r.port == port and r.cqid == cqid for r in q):
+                return True
+        for t in self.txns.values():
+            if not t.binv and t.port == port and t.cqid == cqid and (
+                    t.decided is None or t.mem_rd or t.go_after is not None or t.ext_after):
+                return True
+        return False
+
     def _on_req(self, m: CD2HReq) -> None:
+        if self.owes(m.port, m.cqid):
+            self._error("illegal_request", m)  # duplicate CQID: dropped, the first request goes on
+            return
         if m.opcode not in REQUEST_OPS:
-            self._error("illegal_opcode", m)  # dropped: nothing about it can be trusted, no answer
+            self._error("illegal_request", m)  # not served: GO-Err, nothing else changes
+            self.out.append(CH2DRsp(m.port, int(H2DRspOp.GO), int(GOState.ERR), m.cqid))
             return
         self._count(f"req_{m.opcode}")
+        if m.opcode in LINELESS_OPS:  # CacheFlushed: GO-I at once, no line, directory untouched
+            self.out.append(CH2DRsp(m.port, int(H2DRspOp.GO), int(GOState.I), m.cqid))
+            return
         if m.addr in self.txns:
             self.waitq[m.addr] = self.waitq.get(m.addr, ()) + (m,)
             self._count("conflict_wait")
@@ -303,7 +401,7 @@ class HomeAgent:
                 self.uq[u] = UqEntry("pull", t.port, t.line)
                 self.out.append(CH2DRsp(t.port, int(d.pull), u, t.cqid))
                 t = replace(t, pull_uqid=u)
-        t = replace(t, go_after=d.go_after_cmp)
+        t = replace(t, go_after=d.go_after_cmp, ext_after=d.extcmp)
         self.txns[t.line] = t
         self._maybe_retire(t.line)
 
@@ -319,48 +417,48 @@ class HomeAgent:
         self.tags[tag] = (line, "wr")
         self.out.append(CM2SRwD(int(M2SRwDOp.MEMWR), tag, line, value))
 
+    @staticmethod
+    def _view(u: UqEntry | None) -> UqView | None:
+        return None if u is None else UqView(u.kind, u.port, u.snoop_op, u.rsp, u.data is not None)
+
     def _on_rsp(self, m: CD2HRsp) -> None:
         u = self.uq.get(m.uqid)
-        if u is None:
-            self._error("unsolicited_rsp", m)
+        errs, taken = classify_rsp(self._view(u), m.port, m.opcode)
+        for k in errs:
+            self._error(k, m)
+        if taken is None:
             return
-        if u.kind != "snp" or u.port != m.port or u.rsp is not None:
-            self._error("wrong_uqid", m)
-            return
-        if m.opcode not in LEGAL_SNOOP_RSPS[u.snoop_op]:
-            self._error("illegal_rsp", m)  # dropped; the snoop stays pending
-            return
-        if m.opcode not in FWD_RSPS and u.data is not None:
-            self._error("unsolicited_data", m)  # data arrived first for a non-forwarding answer
-            u = replace(u, data=None)
-        u = replace(u, rsp=m.opcode)
+        assert u is not None
+        if taken not in FWD_RSPS and u.data is not None:
+            u = replace(u, data=None)  # data arrived first for a non-forwarding answer: dropped
+        u = replace(u, rsp=taken)
         self.uq[m.uqid] = u
         self._snoop_progress(m.uqid, u)
 
     def _on_data(self, m: CD2HData) -> None:
         u = self.uq.get(m.uqid)
-        if u is None:
-            self._error("unsolicited_data", m)
+        err, ok = classify_data(self._view(u), m.port, m.bep)
+        if err is not None:
+            self._error(err, m)
+        if not ok:
             return
-        if u.port != m.port:
-            self._error("wrong_uqid", m)
-            return
+        assert u is not None
         if u.kind == "pull":
             del self.uq[m.uqid]
             t = self.txns[u.line]
             d = t.decided
             assert d is not None
             wr = 0
-            if d.accept_pull and not m.bogus:
+            if d.accept_pull and not m.bogus and not m.bep:
                 self._mem_write(t.line, m.value)
                 wr = 1
                 if t.opcode in WRITE_OPS:
                     self.commits.append((t.line, m.value))
+            elif d.fwd_if_no_pull and t.fwd is not None:
+                self._mem_write(t.line, t.fwd)  # the requester wrote nothing: keep the old owner's line
+                wr = 1
             self.txns[t.line] = replace(t, pull_uqid=None, wr_pending=t.wr_pending + wr)
             self._send_go_after(t.line)
-            return
-        if u.data is not None or (u.rsp is not None and u.rsp not in FWD_RSPS):
-            self._error("unsolicited_data", m)
             return
         u = replace(u, data=m.value)
         self.uq[m.uqid] = u
@@ -378,39 +476,44 @@ class HomeAgent:
             self._after_snoops(t)
 
     def _on_drs(self, m: CS2MDRS) -> None:
-        ent = self.tags.pop(m.tag, None)
-        if ent is None or ent[1] != "rd" or m.memop != S2MDRSOp.MEMDATA:
-            if ent is not None:
-                self.tags[m.tag] = ent
-            self._error("unsolicited_mem", m)
+        ent = self.tags.get(m.tag)
+        err = classify_s2m(ent[1] if ent else None, m)
+        if err is not None:
+            self._error(err, m)
             return
+        assert ent is not None
+        del self.tags[m.tag]
         t = replace(self.txns[ent[0]], mem_rd=False)
         self.txns[t.line] = t
         self._send_data_go(t, m.value)
         self._maybe_retire(t.line)
 
     def _on_ndr(self, m: CS2MNDR) -> None:
-        ent = self.tags.pop(m.tag, None)
-        if ent is None or ent[1] != "wr" or m.memop != S2MNDROp.CMP:
-            if ent is not None:
-                self.tags[m.tag] = ent
-            self._error("unsolicited_mem", m)
+        ent = self.tags.get(m.tag)
+        err = classify_s2m(ent[1] if ent else None, m)
+        if err is not None:
+            self._error(err, m)
             return
+        assert ent is not None
+        del self.tags[m.tag]
         t = self.txns[ent[0]]
         self.txns[t.line] = replace(t, wr_pending=t.wr_pending - 1)
         self._send_go_after(t.line)
 
     def _send_go_after(self, line: int) -> None:
         t = self.txns[line]
-        if t.go_after is not None and t.pull_uqid is None and t.wr_pending == 0:
-            self.out.append(CH2DRsp(t.port, int(H2DRspOp.GO), int(t.go_after), t.cqid))
-            self.txns[line] = replace(t, go_after=None)
+        if t.pull_uqid is None and t.wr_pending == 0:
+            if t.go_after is not None:
+                self.out.append(CH2DRsp(t.port, int(H2DRspOp.GO), int(t.go_after), t.cqid))
+            if t.ext_after:
+                self.out.append(CH2DRsp(t.port, int(H2DRspOp.EXTCMP), 0, t.cqid))
+            self.txns[line] = replace(t, go_after=None, ext_after=False)
         self._maybe_retire(line)
 
     def _maybe_retire(self, line: int) -> None:
         t = self.txns.get(line)
         if (t is None or t.pend or t.decided is None or t.mem_rd or t.wr_pending or t.pull_uqid is not None
-                or t.go_after is not None):
+                or t.go_after is not None or t.ext_after):
             return
         del self.txns[line]
         if t.coherent and not t.binv:

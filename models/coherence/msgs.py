@@ -55,6 +55,7 @@ class CD2HData:
     uqid: int
     value: int
     bogus: int = 0
+    bep: int = 0  # byte enables present (partial write); the enables themselves are not modelled
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def to_cxl(msg: CohMsg) -> CxlMessage:
     if isinstance(msg, CD2HRsp):
         return D2HRsp(opcode=msg.opcode, uqid=msg.uqid)
     if isinstance(msg, CD2HData):
-        return D2HData(uqid=msg.uqid, bogus=msg.bogus, data=value_to_bytes(msg.value))
+        return D2HData(uqid=msg.uqid, bogus=msg.bogus, bep=msg.bep, data=value_to_bytes(msg.value))
     if isinstance(msg, CH2DReq):
         return H2DReq(opcode=msg.opcode, addr=msg.addr, uqid=msg.uqid, cacheid=msg.port)
     if isinstance(msg, CH2DRsp):
@@ -182,7 +183,7 @@ def from_cxl(msg: CxlMessage, port: int = 0) -> CohMsg:
     if isinstance(msg, D2HRsp):
         return CD2HRsp(port, msg.opcode, msg.uqid)
     if isinstance(msg, D2HData):
-        return CD2HData(port, msg.uqid, bytes_to_value(msg.data), msg.bogus)
+        return CD2HData(port, msg.uqid, bytes_to_value(msg.data), msg.bogus, msg.bep)
     if isinstance(msg, H2DReq):
         return CH2DReq(port, msg.opcode, msg.addr, msg.uqid)
     if isinstance(msg, H2DRsp):

@@ -44,16 +44,24 @@ class LineState(IntEnum):
 READABLE = frozenset({LineState.S, LineState.E, LineState.M})
 WRITABLE = frozenset({LineState.E, LineState.M})
 
-# The twelve D2H requests the agent serves (issue 4). Everything else is an illegal opcode here.
+# Every D2H request opcode of cxl-protocol.md line 21-23 is served. Anything else is an illegal
+# request: answered GO-Err (GO with RspData = Error, cxl-protocol.md line 24 and 36) and counted.
 REQUEST_OPS: frozenset[int] = frozenset({
     Op.RDSHARED, Op.RDOWN, Op.RDANY, Op.RDCURR, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR,
-    Op.CLEANEVICT, Op.DIRTYEVICT, Op.CLEANEVICTNODATA, Op.CLFLUSH, Op.WRINV})
+    Op.CLEANEVICT, Op.DIRTYEVICT, Op.CLEANEVICTNODATA, Op.CLFLUSH, Op.WRINV,
+    Op.WOWRINV, Op.WOWRINVF, Op.CACHEFLUSHED})
 READ_OPS = frozenset({Op.RDSHARED, Op.RDOWN, Op.RDANY, Op.RDCURR})  # return one line of data
-WRITE_OPS = frozenset({Op.ITOMWR, Op.WRCUR, Op.WRINV})  # the device writes a new line value through
+# The device writes a new line value through (its data is committed when it reaches the home).
+WRITE_OPS = frozenset({Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.WOWRINV, Op.WOWRINVF})
+# Weakly ordered write-invalidates: Fast_GO_WritePull, the line, then ExtCmp once it is in memory.
+WEAK_WRITE_OPS = frozenset({Op.WOWRINV, Op.WOWRINVF})
 EVICT_OPS = frozenset({Op.CLEANEVICT, Op.DIRTYEVICT, Op.CLEANEVICTNODATA})
+# Requests without a line: answered at once, no transaction, no directory change.
+LINELESS_OPS = frozenset({Op.CACHEFLUSHED})
 # Requests that leave the requester holding the line, so they need a snoop-filter way.
 ALLOC_OPS = frozenset({Op.RDSHARED, Op.RDOWN, Op.RDANY, Op.RDOWNNODATA})
-INVALIDATING_OPS = frozenset({Op.RDOWN, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.CLFLUSH})
+INVALIDATING_OPS = frozenset({Op.RDOWN, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.CLFLUSH,
+                              Op.WOWRINV, Op.WOWRINVF})
 
 # Snoop -> legal D2H responses (cxl-protocol.md, [PMU table 3-20]).
 LEGAL_SNOOP_RSPS: dict[int, frozenset[int]] = {
@@ -62,6 +70,9 @@ LEGAL_SNOOP_RSPS: dict[int, frozenset[int]] = {
     Snp.SNPCUR: frozenset({Rsp.RSPIHITI, Rsp.RSPVHITV, Rsp.RSPSHITSE, Rsp.RSPSFWDM, Rsp.RSPIFWDM,
                            Rsp.RSPVFWDV}),
 }
+# What the home takes a snoop answer outside the snoop's legal set for: the device no longer holds the
+# line and sends no data, so the line never waits for another answer (counted as illegal_rsp).
+ILLEGAL_RSP_TAKEN_AS = Rsp.RSPIHITI
 FWD_RSPS = frozenset({Rsp.RSPSFWDM, Rsp.RSPIFWDM, Rsp.RSPVFWDV})  # data follows on D2H Data
 KEEP_S_RSPS = frozenset({Rsp.RSPSHITSE, Rsp.RSPSFWDM})  # snooped device keeps S
 KEEP_V_RSPS = frozenset({Rsp.RSPVHITV, Rsp.RSPVFWDV})  # snooped device keeps its state
@@ -152,6 +163,10 @@ class Decision:
     pull: int | None = None  # WritePull / GO_WritePull / GO_WritePull_Drop
     accept_pull: bool = False  # write the pulled line to memory (unless Bogus)
     go_after_cmp: int | None = None  # GO sent once the pulled data / flush reached memory
+    extcmp: bool = False  # ExtCmp sent once the pulled data reached memory (weakly ordered writes)
+    # when the pulled line cannot be written (Bogus, or byte enables this agent cannot apply), write
+    # the forwarded dirty line instead, so the previous owner's data is not lost
+    fwd_if_no_pull: bool = False
 
 
 def _survivors(sharers: int, rsps: dict[int, int]) -> int:
@@ -187,6 +202,10 @@ def decide(op: int, requester: int, state: DirState, sharers: int, rsps: dict[in
             return Decision(DirState.I, 0, pull=H2DRspOp.WRITEPULL, accept_pull=True, go_after_cmp=GOState.I)
         if op == Op.CLEANEVICT:
             return Decision(DirState.I, 0, pull=H2DRspOp.GO_WRITEPULL_DROP)
+        if op in WEAK_WRITE_OPS:
+            return Decision(DirState.I, 0, pull=H2DRspOp.FAST_GO_WRITEPULL, accept_pull=True, extcmp=True)
+        if op == Op.CACHEFLUSHED:
+            return Decision(state, sharers, go=GOState.I)
         return Decision(DirState.I, 0, go=GOState.I)  # RdOwnNoData, CleanEvictNoData, CLFlush
 
     others = sharers & ~me
@@ -215,6 +234,11 @@ def decide(op: int, requester: int, state: DirState, sharers: int, rsps: dict[in
         return Decision(DirState.I, 0, pull=H2DRspOp.GO_WRITEPULL, accept_pull=True)
     if op == Op.WRINV:
         return Decision(DirState.I, 0, pull=H2DRspOp.WRITEPULL, accept_pull=True, go_after_cmp=GOState.I)
+    if op in WEAK_WRITE_OPS:  # full-line write: a previous owner's dirty line is kept only as a fallback
+        return Decision(DirState.I, 0, pull=H2DRspOp.FAST_GO_WRITEPULL, accept_pull=True, extcmp=True,
+                        fwd_if_no_pull=dirty and have_fwd)
+    if op == Op.CACHEFLUSHED:  # no line: the directory is left as it is (it is a superset anyway)
+        return Decision(state, sharers, go=GOState.I)
     if op == Op.CLFLUSH:
         if dirty:
             return Decision(DirState.I, 0, write_fwd=True, go_after_cmp=GOState.I)
@@ -237,10 +261,19 @@ class CompletionSpec:
     go: bool  # exactly one GO-class H2D Rsp
     data: bool  # exactly one H2D Data
     pull: str  # "no": no WritePull; "yes": exactly one pull (+ one D2H Data); "maybe": CleanEvict
+    extcmp: bool = False  # exactly one ExtCmp (weakly ordered writes)
 
 
 def completion_spec(op: int, go_state_in_error: bool = False) -> CompletionSpec:
-    """Expected host answers per request opcode (cxl-protocol.md "Typical host answers")."""
+    """Expected host answers per request opcode (cxl-protocol.md "Typical host answers").
+
+    An opcode that is not served is answered with one GO (GO-Err) and nothing else."""
+    if op not in REQUEST_OPS:
+        return CompletionSpec(go=True, data=False, pull="no")
+    if op in WEAK_WRITE_OPS:
+        return CompletionSpec(go=True, data=False, pull="yes", extcmp=True)
+    if op == Op.CACHEFLUSHED:
+        return CompletionSpec(go=True, data=False, pull="no")
     if op in (Op.RDSHARED, Op.RDOWN, Op.RDANY):
         return CompletionSpec(go=True, data=not go_state_in_error, pull="no")
     if op == Op.RDCURR:

@@ -10,9 +10,9 @@ import random
 from dataclasses import dataclass, field
 
 from models.coherence.checkers import check_trace
-from models.coherence.msgs import CD2HData, CD2HReq, CD2HRsp
+from models.coherence.msgs import CD2HData, CD2HReq, CD2HRsp, CH2DRsp
 from models.coherence.system import Event, SysConfig, System
-from models.cxl.messages import D2HReqOp, D2HRspOp
+from models.cxl.messages import D2HReqOp, D2HRspOp, GOState, H2DRspOp
 
 # Relative weights of event kinds: deliveries dominate so queues stay short but do fill up.
 WEIGHTS = {"dlv": 4.0, "iss": 1.0, "st": 0.7, "ld": 0.7, "drop": 0.15}
@@ -40,19 +40,36 @@ def pick(rng: random.Random, evs: list[Event]) -> Event:
     return rng.choices(evs, weights=w, k=1)[0]
 
 
+ILLEGAL_OPCODES = (0x00, 0x0F, 0x11, 0x1F)  # not D2H request opcodes (cxl-protocol.md line 21-23)
+INJECT_CQID = 0xFFF  # a CQID no device model uses, so the GO-Err of an injected request reaches nobody
+
+
 def inject_error(s: System, rng: random.Random) -> str | None:
-    """Deliver one malformed message straight to the home; returns the error kind it must raise."""
+    """Deliver one malformed message straight to the home; returns the error kind it must raise.
+
+    The only answer any of them may get is the GO-Err of an illegal opcode (to INJECT_CQID); it is
+    checked and discarded here, everything else must leave the home silent."""
     h = s.home
     n = s.cfg.n_devices
-    kind = rng.choice(("illegal_opcode", "unsolicited_rsp", "unsolicited_data", "wrong_uqid"))
+    kind = rng.choice(("illegal_opcode", "duplicate_cqid", "unsolicited_rsp", "bad_data", "wrong_uqid"))
     port = rng.randrange(n)
+    want_out: list = []
     if kind == "illegal_opcode":
-        op = rng.choice((D2HReqOp.WOWRINV, D2HReqOp.WOWRINVF, D2HReqOp.CACHEFLUSHED, 0x00, 0x1F))
-        h.receive(CD2HReq(port, int(op), 0, rng.choice(s.cfg.lines)))
+        op = rng.choice(ILLEGAL_OPCODES)
+        h.receive(CD2HReq(port, op, INJECT_CQID, rng.choice(s.cfg.lines)))
+        want_out = [CH2DRsp(port, int(H2DRspOp.GO), int(GOState.ERR), INJECT_CQID)]
+        kind = "illegal_request"
+    elif kind == "duplicate_cqid":
+        owed = [(t.port, t.cqid) for t in h.txns.values() if not t.binv and h.owes(t.port, t.cqid)]
+        if not owed:
+            return None
+        p, c = rng.choice(owed)
+        h.receive(CD2HReq(p, int(D2HReqOp.RDCURR), c, rng.choice(s.cfg.lines)))
+        kind = "illegal_request"
     elif kind == "unsolicited_rsp":
         free = [u for u in range(s.cfg.n_uqid) if u not in h.uq]
         h.receive(CD2HRsp(port, int(D2HRspOp.RSPIHITI), rng.choice(free[-8:])))
-    elif kind == "unsolicited_data":
+    elif kind == "bad_data":
         free = [u for u in range(s.cfg.n_uqid) if u not in h.uq]
         h.receive(CD2HData(port, rng.choice(free[-8:]), 0xBAD))
     else:
@@ -62,7 +79,8 @@ def inject_error(s: System, rng: random.Random) -> str | None:
         u, e = rng.choice(snoops)
         other = rng.choice([p for p in range(n) if p != e.port])
         h.receive(CD2HRsp(other, int(D2HRspOp.RSPIHITI), u))
-    assert not h.out, "a malformed message must not make the home send anything"
+    assert h.out == want_out, f"{kind}: the home answered {h.out}, expected {want_out}"
+    h.out.clear()
     return kind
 
 

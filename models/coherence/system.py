@@ -224,7 +224,7 @@ class System:
                 st = d.state(a)
                 if self.req_left[d.port] > 0:
                     for op in d.legal_requests(a, self.coherent(a)):
-                        if op not in self.cfg.ops:
+                        if op not in self.cfg.ops or (op == Op.CACHEFLUSHED and a != self.cfg.lines[0]):
                             continue
                         if (op in WRITE_OPS or op == Op.RDOWNNODATA) and self.writes_left <= 0:
                             continue

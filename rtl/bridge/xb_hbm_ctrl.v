@@ -13,23 +13,24 @@
 // REF_POSTPONE behind, a timer cycle forces a round: every bank refreshed in NPC*NBANK consecutive
 // cycles, no access accepted meanwhile (one stall per tREFI for an in-order consumer instead of one
 // per bank). REF_POSTPONE=0: one bank at each timer cycle. NPC, NBANK, ROW_LINES, SETS: powers of
-// two, NPC, NBANK >= 2, T_REFI/(NPC*NBANK) > NPC*NBANK.
+// two, NPC, NBANK >= 2, T_REFI/(NPC*NBANK) > NPC*NBANK (checked at elaboration).
+`default_nettype none
 module xb_hbm_ctrl #(
-    parameter integer SETS      = 16,
-    parameter integer NPC       = 2,
-    parameter integer NBANK     = 4,
-    parameter integer ROW_LINES = 16,
-    parameter integer T_CL      = 13,
+    parameter integer SETS      = 16,      // buffer lines (power of two, >= NPC * NBANK)
+    parameter integer NPC       = 2,       // pseudo-channels (power of two, >= 2)
+    parameter integer NBANK     = 4,       // banks per pseudo-channel (power of two, >= 2)
+    parameter integer ROW_LINES = 16,      // 64 B lines per row (power of two)
+    parameter integer T_CL      = 13,      // timing in core cycles (>= 1 each; README)
     parameter integer T_RCD     = 20,
     parameter integer T_RP      = 17,
     parameter integer T_RAS     = 29,
     parameter integer T_BURST   = 3,
-    parameter integer T_REFI    = 3900,
-    parameter integer T_RFC     = 160,
+    parameter integer T_REFI    = 3900,    // refresh interval: one REFsb per bank per T_REFI
+    parameter integer T_RFC     = 160,     // single-bank refresh time
     parameter integer REF_POSTPONE = 8,    // refreshes per bank that may be postponed (0: none)
     parameter integer REF_IDLE  = 32,      // idle cycles before owed refreshes run
     parameter integer INFLIGHT  = 8,       // accesses in flight (slots), >= 2
-    parameter integer TAG_W     = 4,
+    parameter integer TAG_W     = 4,       // width of the access tag returned with read data
     localparam integer IDX_W    = $clog2(SETS)
 ) (
     input  wire             clk,
@@ -62,6 +63,29 @@ module xb_hbm_ctrl #(
     localparam integer RW_    = $clog2(ROUND + 1);
     localparam integer IW_    = $clog2(REF_IDLE + 2);
     localparam integer SL_W   = (INFLIGHT > 1) ? $clog2(INFLIGHT) : 1;
+
+    // illegal parameters are refused at elaboration
+    generate
+        if (NPC < 2 || (NPC & (NPC - 1)) != 0 || NBANK < 2 || (NBANK & (NBANK - 1)) != 0) begin : g_bad_banks
+            $fatal(1, "xb_hbm_ctrl: NPC and NBANK must be powers of two >= 2, got %0d, %0d", NPC, NBANK);
+        end
+        if (ROW_LINES < 1 || (ROW_LINES & (ROW_LINES - 1)) != 0) begin : g_bad_row
+            $fatal(1, "xb_hbm_ctrl: ROW_LINES must be a power of two, got %0d", ROW_LINES);
+        end
+        if ((SETS & (SETS - 1)) != 0 || SETS < NPC * NBANK) begin : g_bad_sets
+            $fatal(1, "xb_hbm_ctrl: SETS must be a power of two >= NPC*NBANK, got %0d", SETS);
+        end
+        if (INFLIGHT < 2 || TAG_W < 1) begin : g_bad_slots
+            $fatal(1, "xb_hbm_ctrl: INFLIGHT >= 2 and TAG_W >= 1 required");
+        end
+        if (T_CL < 1 || T_RCD < 1 || T_RP < 1 || T_RAS < 1 || T_BURST < 1 || T_RFC < 1 ||
+            REF_POSTPONE < 0 || REF_IDLE < 0) begin : g_bad_timing
+            $fatal(1, "xb_hbm_ctrl: timings must be >= 1 cycle, REF_POSTPONE and REF_IDLE >= 0");
+        end
+        if (T_REFI / (NPC * NBANK) <= NPC * NBANK) begin : g_bad_refi
+            $fatal(1, "xb_hbm_ctrl: T_REFI/(NPC*NBANK) must exceed NPC*NBANK (a refresh round fits between timer cycles)");
+        end
+    endgenerate
 
     reg [31:0] cnt;
     assign now = cnt;
@@ -246,3 +270,4 @@ module xb_hbm_ctrl #(
     assign ref_bank   = ref_ptr;
     assign idle       = !busy;
 endmodule
+`default_nettype wire

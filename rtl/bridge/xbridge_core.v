@@ -1,16 +1,17 @@
-// XLink-CXL bridge core (issue 5). XLink side: packets as 512-bit beats with `last` (header beat =
-// 64 B UALink TL flit or 16 B NVLink header flit in [127:0]; data beats = 64 B, packet-relative).
-// CXL side: canonical CXL.mem M2S Req/RwD out, S2M NDR/DRS in; CXL.cache toward the coherence
-// agent for the coherent sub-range: D2H Req (RdCurr, ItoMWr) and D2H Data out, H2D Rsp
-// (GO_WritePull) and H2D Data in. Field layout and policies: rtl/bridge/README.md.
+// XLink-CXL bridge core. XLink side: packets as 512-bit beats, XW beats per cycle (header beat =
+// 64 B UALink TL flit or 16 B NVLink header flit in [127:0]; data beats = 64 B, packet-relative; a
+// packet starts in beat lane 0 of a transfer and xl_*_last marks its final lane). CXL side, per line
+// lane: canonical CXL.mem M2S Req/RwD out, S2M NDR/DRS in; CXL.cache toward the coherence agent for
+// the coherent sub-range: D2H Req (RdCurr, ItoMWr) and D2H Data out, H2D Rsp (GO_WritePull) and
+// H2D Data in. Field layout, policies and sizing: rtl/bridge/README.md.
 //
-// Pipeline: parser (P) -> S1 check + header-table lookup + shift of the data to line positions ->
-// S2 translate/build (skipped on a table hit) -> I issue (one 64 B line per cycle, ROB slot
-// allocated on entry; a partial-line write first reads its line: read-modify-write) -> ROB
-// (outstanding-request table, CXL tag = TAG_BASE + {slot, line}) -> in-order responses. Buffer
-// (BUF_EN=1): hot-line cache in the HBM model (every HBM write, fills included, goes through a
-// write queue that sets the tag on entry; HBM reads complete out of order, tagged), write buffer
-// with coalescing and read forwarding.
+// Pipeline: parser (P, XW beats per cycle) -> S1 check + header-table lookup + shift of the data to
+// line positions -> S2 translate/build (skipped on a table hit) -> enter: reorder-buffer entry
+// (request ring, NROB) and line slots (line ring, NLINE; CXL tag = TAG_BASE + slot) allocated, the
+// request's lines handed to their lanes (xb_lane: line address mod LANES) -> lanes issue one line
+// per cycle each and report completions by slot -> in-order responses, XW beats per cycle.
+// A request whose (src, tag) is still outstanding is answered BAD_TAG.
+`default_nettype none
 module xbridge_core #(
     parameter integer FLAVOR     = 0,                 // 0 UALink-style, 1 NVLink-style
     parameter [63:0]  WIN_BASE   = 64'h1_0000_0000,   // XLink unified-address window
@@ -18,18 +19,18 @@ module xbridge_core #(
     parameter [63:0]  HPA_BASE   = 64'h40_0000_0000,  // CXL host physical address of the window
     parameter [63:0]  COH_OFF    = 64'hF0_0000,       // coherent sub-range (window offsets, 64 B aligned)
     parameter [63:0]  COH_SIZE   = 64'h10_0000,
-    parameter integer BUF_EN     = 1,
-    parameter integer SETS       = 16,                // hot-line cache lines (power of two, >= 4)
-    parameter integer WR_ALLOC   = 1,
-    parameter integer HT_ENTRIES = 8,                 // pre-converted header table (power of two)
-    parameter integer WB_DEPTH   = 8,
-    parameter integer WQ_DEPTH   = 4,                 // HBM write queue (fills + write updates), >= 2
-    parameter integer NROB       = 4,                 // outstanding requests (power of two)
-    parameter integer HBM_INFLIGHT = 8,               // HBM accesses in flight (latency x rate)
-    parameter integer NPC        = 2,
-    parameter integer NBANK      = 4,
-    parameter integer ROW_LINES  = 16,
-    parameter integer T_CL       = 13,
+    parameter integer BUF_EN     = 1,                 // 1: HBM buffer (hot-line cache, write buffer)
+    parameter integer SETS       = 16,                // hot-line cache lines, all lanes (power of two, >= 4)
+    parameter integer WR_ALLOC   = 1,                 // a write miss allocates its line in the cache
+    parameter integer HT_ENTRIES = 8,                 // pre-converted header table (power of two, >= 2)
+    parameter integer WB_DEPTH   = 8,                 // write-buffer slots, all lanes (power of two)
+    parameter integer WQ_DEPTH   = 4,                 // HBM write queue per lane (fills + write updates), >= 2
+    parameter integer NROB       = 4,                 // outstanding requests (power of two, >= 2)
+    parameter integer HBM_INFLIGHT = 8,               // HBM accesses in flight per lane (latency x rate)
+    parameter integer NPC        = 2,                 // HBM pseudo-channels, all lanes (power of two)
+    parameter integer NBANK      = 4,                 // banks per pseudo-channel (power of two, >= 2)
+    parameter integer ROW_LINES  = 16,                // 64 B lines per HBM row (power of two)
+    parameter integer T_CL       = 13,                // HBM timing in core cycles (README)
     parameter integer T_RCD      = 20,
     parameter integer T_RP       = 17,
     parameter integer T_RAS      = 29,
@@ -38,70 +39,76 @@ module xbridge_core #(
     parameter integer T_RFC      = 160,
     parameter integer REF_POSTPONE = 8,               // refreshes per bank the HBM may postpone
     parameter integer REF_IDLE   = 32,                // HBM idle cycles before owed refreshes run
-    parameter [15:0]  TAG_BASE   = 16'h0000           // CXL.mem tags = TAG_BASE + local tag (README)
+    parameter [15:0]  TAG_BASE   = 16'h0000,          // CXL.mem tags = TAG_BASE + local tag (README)
+    parameter integer LANES      = 1,                 // line lanes, 1 or 2 (each a full line pipeline)
+    parameter integer XW         = 1,                 // XLink beats per cycle, 1 or 2
+    parameter integer NLINE      = 4 * NROB,          // line slots of the reorder buffer (power of two, 4..4096)
+    parameter integer LQ_DEPTH   = 2,                 // request entries queued per lane (>= 2)
+    parameter integer CW_DEPTH   = 2,                 // coherent writes waiting for GO_WritePull, per lane
+    localparam integer SWL       = $clog2(SETS / LANES)
 ) (
-    input  wire         clk,
-    input  wire         rst,
+    input  wire                  clk,
+    input  wire                  rst,
     // XLink
-    input  wire         xl_rx_valid,
-    output wire         xl_rx_ready,
-    input  wire [511:0] xl_rx_data,
-    input  wire         xl_rx_last,
-    output wire         xl_tx_valid,
-    input  wire         xl_tx_ready,
-    output wire [511:0] xl_tx_data,
-    output wire         xl_tx_last,
-    // CXL.mem (canonical headers)
-    output wire         m2s_req_valid,
-    input  wire         m2s_req_ready,
-    output wire [127:0] m2s_req_hdr,
-    output wire         m2s_rwd_valid,
-    input  wire         m2s_rwd_ready,
-    output wire [127:0] m2s_rwd_hdr,
-    output wire [511:0] m2s_rwd_data,
-    input  wire         s2m_ndr_valid,
-    output wire         s2m_ndr_ready,
-    input  wire [127:0] s2m_ndr_hdr,
-    input  wire         s2m_drs_valid,
-    output wire         s2m_drs_ready,
-    input  wire [127:0] s2m_drs_hdr,
-    input  wire [511:0] s2m_drs_data,
-    // CXL.cache toward the coherence agent
-    output wire         d2h_req_valid,
-    input  wire         d2h_req_ready,
-    output wire [127:0] d2h_req_hdr,
-    output wire         d2h_data_valid,
-    input  wire         d2h_data_ready,
-    output wire [127:0] d2h_data_hdr,
-    output wire [511:0] d2h_data_data,
-    input  wire         h2d_rsp_valid,
-    output wire         h2d_rsp_ready,
-    input  wire [127:0] h2d_rsp_hdr,
-    input  wire         h2d_data_valid,
-    output wire         h2d_data_ready,
-    input  wire [127:0] h2d_data_hdr,
-    input  wire [511:0] h2d_data_data,
+    input  wire                  xl_rx_valid,
+    output wire                  xl_rx_ready,
+    input  wire [512*XW-1:0]     xl_rx_data,
+    input  wire [XW-1:0]         xl_rx_last,      // one-hot: the packet's final beat lane
+    output wire                  xl_tx_valid,
+    input  wire                  xl_tx_ready,
+    output wire [512*XW-1:0]     xl_tx_data,
+    output wire [XW-1:0]         xl_tx_last,
+    // CXL.mem (canonical headers), one channel per lane
+    output wire [LANES-1:0]      m2s_req_valid,
+    input  wire [LANES-1:0]      m2s_req_ready,
+    output wire [128*LANES-1:0]  m2s_req_hdr,
+    output wire [LANES-1:0]      m2s_rwd_valid,
+    input  wire [LANES-1:0]      m2s_rwd_ready,
+    output wire [128*LANES-1:0]  m2s_rwd_hdr,
+    output wire [512*LANES-1:0]  m2s_rwd_data,
+    input  wire [LANES-1:0]      s2m_ndr_valid,
+    output wire [LANES-1:0]      s2m_ndr_ready,
+    input  wire [128*LANES-1:0]  s2m_ndr_hdr,
+    input  wire [LANES-1:0]      s2m_drs_valid,
+    output wire [LANES-1:0]      s2m_drs_ready,
+    input  wire [128*LANES-1:0]  s2m_drs_hdr,
+    input  wire [512*LANES-1:0]  s2m_drs_data,
+    // CXL.cache toward the coherence agent, one channel per lane
+    output wire [LANES-1:0]      d2h_req_valid,
+    input  wire [LANES-1:0]      d2h_req_ready,
+    output wire [128*LANES-1:0]  d2h_req_hdr,
+    output wire [LANES-1:0]      d2h_data_valid,
+    input  wire [LANES-1:0]      d2h_data_ready,
+    output wire [128*LANES-1:0]  d2h_data_hdr,
+    output wire [512*LANES-1:0]  d2h_data_data,
+    input  wire [LANES-1:0]      h2d_rsp_valid,
+    output wire [LANES-1:0]      h2d_rsp_ready,
+    input  wire [128*LANES-1:0]  h2d_rsp_hdr,
+    input  wire [LANES-1:0]      h2d_data_valid,
+    output wire [LANES-1:0]      h2d_data_ready,
+    input  wire [128*LANES-1:0]  h2d_data_hdr,
+    input  wire [512*LANES-1:0]  h2d_data_data,
     // status
-    output reg  [15:0]  stat_err,        // XLink requests answered with ERR (saturating)
-    output reg  [15:0]  stat_proto_err,  // CXL responses with an unknown tag / opcode (dropped)
-    output reg  [31:0]  stat_hit,        // read lines answered from the hot-line cache
-    output reg  [31:0]  stat_fwd,        // read lines forwarded from the write buffer
-    output reg  [31:0]  stat_miss,       // read lines sent to CXL.mem
-    output reg  [31:0]  stat_ht_hit,     // requests that skipped translation
-    output reg  [31:0]  stat_rmw,        // partial-line writes that had to read their line
-    output wire         wb_empty,
-    // debug (testbench): per issued line and per request entering issue
-    output wire         dbg_line_valid,
-    output wire [2:0]   dbg_line_kind,   // 0 mem rd, 1 hit, 2 wb fwd, 3 coh rd, 4 wb wr, 5 wr, 6 wb wr hit, 7 coh wr
-    output wire [15:0]  dbg_line_seq,
-    output wire         dbg_req_valid,
-    output wire [15:0]  dbg_req_seq,
-    output wire         dbg_req_hthit,
-    output wire [31:0]  hbm_now,
-    output wire         hbm_iss_valid,
-    output wire [31:0]  hbm_iss_done,
-    output wire         hbm_iss_we,
-    output wire [$clog2(SETS)-1:0] hbm_iss_idx
+    output reg  [15:0]           stat_err,        // XLink requests answered with ERR (saturating)
+    output reg  [15:0]           stat_proto_err,  // CXL responses with an unknown tag / opcode (dropped)
+    output reg  [31:0]           stat_hit,        // read lines answered from the hot-line cache
+    output reg  [31:0]           stat_fwd,        // read lines forwarded from the write buffer
+    output reg  [31:0]           stat_miss,       // read lines sent to CXL.mem
+    output reg  [31:0]           stat_ht_hit,     // requests that skipped translation
+    output reg  [31:0]           stat_rmw,        // partial-line writes that had to read their line
+    output wire                  wb_empty,
+    // debug (testbench): per issued line (per lane) and per request entering the reorder buffer
+    output wire [LANES-1:0]      dbg_line_valid,
+    output wire [3*LANES-1:0]    dbg_line_kind,   // 0 mem rd, 1 hit, 2 wb fwd, 3 coh rd, 4 wb wr, 5 wr, 6 wb wr hit, 7 coh wr
+    output wire [16*LANES-1:0]   dbg_line_seq,
+    output wire                  dbg_req_valid,
+    output wire [15:0]           dbg_req_seq,
+    output wire                  dbg_req_hthit,
+    output wire [31:0]           hbm_now,
+    output wire [LANES-1:0]      hbm_iss_valid,
+    output wire [32*LANES-1:0]   hbm_iss_done,
+    output wire [LANES-1:0]      hbm_iss_we,
+    output wire [SWL*LANES-1:0]  hbm_iss_idx
 );
 `include "cxl_defs.vh"
     // XLink header fields (ours, see README)
@@ -109,26 +116,57 @@ module xbridge_core #(
     localparam [3:0] OP_READ = 4'h1, OP_WRITE = 4'h2, OP_RD_DATA = 4'h8, OP_WR_ACK = 4'h9,
                      OP_ERR = 4'hF;
     localparam [3:0] ST_OK = 4'd0, ST_BAD_LEN = 4'd1, ST_BAD_OP = 4'd2, ST_BAD_ADDR = 4'd3,
-                     ST_BAD_ALIGN = 4'd4, ST_COH_PTL = 4'd5, ST_CXL_ERR = 4'd6;
-    localparam [2:0] K_MEMRD = 3'd0, K_HIT = 3'd1, K_FWD = 3'd2, K_COH = 3'd3, K_WBWR = 3'd4,
-                     K_WR = 3'd5, K_WBWR_HIT = 3'd6, K_COHWR = 3'd7;
-    localparam [1:0] META_NOOP = 2'b11;
+                     ST_BAD_ALIGN = 4'd4, ST_COH_PTL = 4'd5, ST_CXL_ERR = 4'd6, ST_BAD_TAG = 4'd7;
     localparam [63:0] WIN_END = WIN_BASE + WIN_SIZE;
     localparam [63:0] COH_END = COH_OFF + COH_SIZE;
     localparam integer RW    = $clog2(NROB);
-    localparam integer NL    = NROB * 4;
-    localparam integer SW    = $clog2(SETS);
+    localparam integer LSW   = $clog2(NLINE);
     localparam integer HW    = $clog2(HT_ENTRIES);
-    localparam integer WW    = $clog2(WB_DEPTH);
-    localparam integer HTAG  = RW + 2;
-    localparam [1:0] WB_FREE = 2'd0, WB_PEND = 2'd1, WB_FLY = 2'd2;
+    localparam integer LB    = $clog2(LANES);
+    localparam integer NLL   = 4 / LANES;                 // lines of one request per lane, at most
+    localparam integer NCW   = $clog2(NLL + 1);
+    localparam integer QW    = 16 + 1 + NCW + 46 + LSW + NLL + 4 * NLL + 512 * NLL;
 
-    // 16 B chunk mask of a line as a 512-bit byte-lane mask
-    function automatic [511:0] cmask(input [3:0] m);
-        cmask = {{128{m[3]}}, {128{m[2]}}, {128{m[1]}}, {128{m[0]}}};
-    endfunction
+    // illegal parameters are refused at elaboration
+    generate
+        if (FLAVOR != 0 && FLAVOR != 1) begin : g_bad_flavor
+            $fatal(1, "xbridge_core: FLAVOR must be 0 (UALink) or 1 (NVLink), got %0d", FLAVOR);
+        end
+        if (LANES != 1 && LANES != 2) begin : g_bad_lanes
+            $fatal(1, "xbridge_core: LANES must be 1 or 2, got %0d", LANES);
+        end
+        if (XW != 1 && XW != 2) begin : g_bad_xw
+            $fatal(1, "xbridge_core: XW must be 1 or 2, got %0d", XW);
+        end
+        if (NROB < 2 || (NROB & (NROB - 1)) != 0) begin : g_bad_nrob
+            $fatal(1, "xbridge_core: NROB must be a power of two >= 2, got %0d", NROB);
+        end
+        if (NLINE < 4 || NLINE > 4096 || (NLINE & (NLINE - 1)) != 0) begin : g_bad_nline
+            $fatal(1, "xbridge_core: NLINE must be a power of two in 4..4096, got %0d", NLINE);
+        end
+        if (SETS < 4 || (SETS & (SETS - 1)) != 0 || SETS < 2 * LANES) begin : g_bad_sets
+            $fatal(1, "xbridge_core: SETS must be a power of two >= 4, got %0d", SETS);
+        end
+        if (HT_ENTRIES < 2 || (HT_ENTRIES & (HT_ENTRIES - 1)) != 0) begin : g_bad_ht
+            $fatal(1, "xbridge_core: HT_ENTRIES must be a power of two >= 2, got %0d", HT_ENTRIES);
+        end
+        if (WB_DEPTH < 2 * LANES || (WB_DEPTH & (WB_DEPTH - 1)) != 0 || WB_DEPTH > 16'h4000) begin : g_bad_wb
+            $fatal(1, "xbridge_core: WB_DEPTH must be a power of two, 2*LANES .. 0x4000, got %0d", WB_DEPTH);
+        end
+        if (NPC < 2 * LANES || (NPC & (NPC - 1)) != 0) begin : g_bad_npc
+            $fatal(1, "xbridge_core: NPC must be a power of two >= 2*LANES (2 per lane), got %0d", NPC);
+        end
+        if (SETS / LANES < (NPC / LANES) * NBANK) begin : g_bad_geom
+            $fatal(1, "xbridge_core: SETS/LANES must cover NPC/LANES x NBANK banks");
+        end
+        if (COH_OFF[5:0] != 6'd0 || COH_SIZE[5:0] != 6'd0 || WIN_BASE[5:0] != 6'd0 ||
+            WIN_SIZE[5:0] != 6'd0 || HPA_BASE[5:0] != 6'd0) begin : g_bad_align
+            $fatal(1, "xbridge_core: WIN_BASE, WIN_SIZE, HPA_BASE, COH_OFF, COH_SIZE must be 64 B aligned");
+        end
+    endgenerate
 
     // ------------------------------------------------------------------ parser (P)
+    // A transfer carries XW beat lanes; lane x is valid when no lower lane is the packet's last.
     reg         p_full, p_mid;
     reg [95:0]  p_hdr;
     reg [511:0] p_line [0:3];
@@ -136,22 +174,38 @@ module xbridge_core #(
     wire        p_take;       // S1 takes the packet this cycle
     assign xl_rx_ready = !p_full || p_take;
     wire rx_fire = xl_rx_valid && xl_rx_ready;
+    reg  [XW-1:0] rx_lv;       // beat lanes of this transfer
+    reg  [3*XW-1:0] rx_idx;          // data-beat index of each lane (header lane: unused)
+    reg  [2:0]    rx_nb;             // data beats after this transfer (saturating)
+    reg           rx_end;
+    integer x;
+    always @* begin
+        rx_end = 1'b0;
+        rx_nb  = p_mid ? p_nbeats : 3'd0;
+        for (x = 0; x < XW; x = x + 1) begin
+            rx_lv[x]  = !rx_end;
+            rx_idx[3 * x +: 3] = rx_nb;
+            if (rx_lv[x]) begin
+                if ((p_mid || x != 0) && rx_nb != 3'd7) rx_nb = rx_nb + 3'd1;
+                if (xl_rx_last[x]) rx_end = 1'b1;
+            end
+        end
+    end
 
+    integer y;
     always @(posedge clk) begin
         if (rst) begin
             p_full <= 1'b0; p_mid <= 1'b0; p_nbeats <= 3'd0; p_hdr <= 96'd0;
         end else begin
             if (p_take) p_full <= 1'b0;
             if (rx_fire) begin
-                if (!p_mid) begin
-                    p_hdr    <= xl_rx_data[95:0];
-                    p_nbeats <= 3'd0;
-                end else begin
-                    if (p_nbeats < 3'd4) p_line[p_nbeats[1:0]] <= xl_rx_data;
-                    if (p_nbeats != 3'd7) p_nbeats <= p_nbeats + 3'd1;
-                end
-                p_mid <= !xl_rx_last;
-                if (xl_rx_last) p_full <= 1'b1;
+                if (!p_mid) p_hdr <= xl_rx_data[95:0];
+                for (y = 0; y < XW; y = y + 1)
+                    if (rx_lv[y] && (p_mid || y != 0) && rx_idx[3 * y +: 3] < 3'd4)
+                        p_line[rx_idx[3 * y +: 2]] <= xl_rx_data[512 * y +: 512];
+                p_nbeats <= rx_nb;
+                p_mid    <= !rx_end;
+                if (rx_end) p_full <= 1'b1;
             end
         end
     end
@@ -239,188 +293,103 @@ module xbridge_core #(
     reg [15:0]  s2_mask;
     reg [511:0] s2_line [0:3];
 
-    // ------------------------------------------------------------------ ROB / outstanding table
-    reg           rob_v    [0:NROB-1];
-    reg           rob_rd   [0:NROB-1];
-    reg [95:0]    rob_hdr  [0:NROB-1];
-    reg [3:0]     rob_st   [0:NROB-1];
-    reg           rob_nxm  [0:NROB-1];
-    reg           l_done   [0:NL-1];
-    reg           l_pend   [0:NL-1];   // a CXL op of the line is outstanding (mem/coh read, direct or coh write)
-    reg           l_wr     [0:NL-1];   // ... and it is a write
-    reg           l_rd     [0:NL-1];   // the read of a read-modify-write is outstanding
-    reg           l_cw     [0:NL-1];   // coherent write waiting for GO_WritePull
-    reg           l_nxm    [0:NL-1];
-    reg [45:0]    l_addr   [0:NL-1];
-    reg [511:0]   l_data   [0:NL-1];
+    // ------------------------------------------------------------------ reorder buffer
+    // Request ring (NROB entries, in order) and line ring (NLINE slots, allocated in request order,
+    // freed with the request's response): a line's slot is its CXL tag / CQID.
+    reg           rob_v   [0:NROB-1];
+    reg           rob_rd  [0:NROB-1];
+    reg [95:0]    rob_hdr [0:NROB-1];
+    reg [3:0]     rob_st  [0:NROB-1];
+    reg [LSW-1:0] rob_ls  [0:NROB-1];     // first line slot
+    reg [2:0]     rob_nl  [0:NROB-1];     // lines (0 for an error)
+    reg           l_done  [0:NLINE-1];
+    reg           l_err   [0:NLINE-1];    // the far side answered the line with an error
+    reg [511:0]   l_data  [0:NLINE-1];
     reg [RW-1:0]  rob_head, rob_tail;
     reg [RW:0]    rob_cnt;
-    wire          rob_free = (rob_cnt != NROB[RW:0]);
+    reg [LSW-1:0] l_tail;
+    reg [LSW:0]   l_cnt;
+    reg [15:0]    seq_cnt;
 
-    // ------------------------------------------------------------------ I: issue
-    reg         i_v, i_wr, i_ph;
-    reg [1:0]   i_line;
-    reg [2:0]   i_nl;
-    reg [45:0]  i_hpa;
-    reg [3:0]   i_coh;
-    reg [15:0]  i_mask;
-    reg [RW-1:0] i_rob;
-    reg [15:0]  i_seq;
-    reg [511:0] i_ldat [0:3];
-    reg [15:0]  seq_cnt;
-
-    wire [45:0] i_la    = i_hpa + {44'd0, i_line};
-    wire        i_lcoh  = i_coh[i_line];
-    wire [511:0] i_ld   = i_ldat[i_line];
-    wire [3:0]  i_lm    = i_mask[4 * i_line +: 4];
-    wire        i_part  = (i_lm != 4'hF);
-    wire        i_p0    = i_wr && i_part && !i_ph;     // partial write line, nothing read yet
-    wire [RW+1:0] i_slot = {i_rob, i_line};
-
-    // hazard: a CXL-outstanding line at the same address where either side writes
-    reg hazard;
-    integer h;
+    // ------------------------------------------------------------------ enter
+    // The candidate is S2's request, or S1's when it skips S2 (table hit or error, S2 empty).
+    wire s1_byp   = s1_v && (s1_hit || s1_st != ST_OK) && !s2_v;
+    wire n_v      = s2_v || s1_byp;
+    wire [3:0]  n_st   = s2_v ? s2_st  : s1_st;
+    wire [95:0] n_hdr  = s2_v ? s2_hdr : s1_hdr;
+    wire        n_wr   = s2_v ? s2_wr  : s1_wr;
+    wire [45:0] n_hpa  = s2_v ? s2_hpa : s1_hpa;
+    wire [3:0]  n_coh  = s2_v ? s2_coh : s1_coh;
+    wire [15:0] n_mask = s2_v ? s2_mask : s1_mask;
+    wire [2:0]  n_nl0  = s2_v ? s2_nl  : s1_nl;
+    // a request whose (src, tag) is still outstanding in the reorder buffer
+    reg n_dup;
+    integer d;
     always @* begin
-        hazard = 1'b0;
-        for (h = 0; h < NL; h = h + 1)
-            if (l_pend[h] && l_addr[h] == i_la && (i_wr || l_wr[h])) hazard = 1'b1;
+        n_dup = 1'b0;
+        for (d = 0; d < NROB; d = d + 1)
+            if (rob_v[d] && rob_hdr[d][27:8] == n_hdr[27:8]) n_dup = 1'b1;
     end
+    wire [3:0]  e_st  = n_dup ? ST_BAD_TAG : n_st;
+    wire [2:0]  e_nl  = (e_st != ST_OK) ? 3'd0 : n_nl0;
+    wire [LSW+1:0] l_need = {1'b0, l_cnt} + (LSW+2)'(e_nl);
+    wire        l_room = (l_need <= (LSW+2)'(NLINE));
 
-    // hot-line cache tags (data lives in the HBM model)
-    reg            c_tv [0:SETS-1];
-    reg [45:0]     c_tg [0:SETS-1];
-    wire [SW-1:0]  i_set   = i_la[SW-1:0];
-    wire           i_chit  = (BUF_EN != 0) && !i_lcoh && c_tv[i_set] && (c_tg[i_set] == i_la);
-
-    // write buffer
-    reg [1:0]   wb_st   [0:WB_DEPTH-1];
-    reg [45:0]  wb_addr [0:WB_DEPTH-1];
-    reg [511:0] wb_data [0:WB_DEPTH-1];
-    reg         wb_mp, wb_mf, wb_free_any, wb_pend_any;
-    reg [WW-1:0] wb_mi, wb_fi, wb_di;
-    integer w;
+    // the request's lines per lane: lane ln takes lines k0, k0 + LANES, ... (k0 = first line whose
+    // address is ln modulo LANES)
+    wire [LANES-1:0]    ln_ready;
+    reg  [LANES-1:0]    ln_need;
+    reg  [QW*LANES-1:0] ln_ent;
+    reg  [1:0]          k0;
+    reg  [1:0]          kk;
+    reg  [NCW-1:0]      nll;
+    integer ln, j;
     always @* begin
-        wb_mp = 1'b0; wb_mf = 1'b0; wb_mi = {WW{1'b0}};
-        wb_free_any = 1'b0; wb_fi = {WW{1'b0}};
-        wb_pend_any = 1'b0; wb_di = {WW{1'b0}};
-        for (w = WB_DEPTH - 1; w >= 0; w = w - 1) begin
-            if (wb_st[w] != WB_FREE && wb_addr[w] == i_la) begin
-                wb_mi = WW'(w);
-                if (wb_st[w] == WB_PEND) wb_mp = 1'b1; else wb_mf = 1'b1;
-            end
-            if (wb_st[w] == WB_FREE) begin wb_free_any = 1'b1; wb_fi = WW'(w); end
-            if (wb_st[w] == WB_PEND) begin wb_pend_any = 1'b1; wb_di = WW'(w); end
-        end
-    end
-
-    // outputs through skid buffers (valid/payload held stable toward CXL)
-    wire req_s_ready, rwd_s_ready, d2h_s_ready, dd_s_ready;
-    wire hbm_ready;
-    wire wb_drain = (BUF_EN != 0) && wb_pend_any && rwd_s_ready;
-
-    // HBM write queue state (declared here, driven below)
-    wire wq_in_ready, wq_out_valid;
-    wire drs_fill;
-    wire wq_ok_i  = (BUF_EN != 0) && wq_in_ready && !drs_fill;   // the issue stage may push
-    wire hrd_ok   = hbm_ready && !wq_out_valid;                  // a read may go to HBM: no queued write ahead
-
-    // write data: phase 1 of a read-modify-write merges the request's chunks into the line read back
-    wire [511:0] i_rmw  = (l_data[i_slot] & ~cmask(i_lm)) | (i_ld & cmask(i_lm));
-    wire [511:0] w_new  = i_ph ? i_rmw : i_ld;
-    wire [3:0]   w_mask = i_p0 ? i_lm : 4'hF;
-    wire [511:0] co_dat = (wb_data[wb_mi] & ~cmask(w_mask)) | (w_new & cmask(w_mask));
-
-    // issue decision for the current line
-    reg        f_fire, f_memrd, f_coh, f_cohwr, f_hbm_rd, f_fwd, f_wq, f_wbins, f_wbco, f_direct;
-    reg        f_rmw_mem, f_rmw_hbm, f_skip;
-    reg [2:0]  f_kind;
-    reg        w_hit, w_co;
-    always @* begin
-        f_fire = 1'b0; f_memrd = 1'b0; f_coh = 1'b0; f_cohwr = 1'b0; f_hbm_rd = 1'b0; f_fwd = 1'b0;
-        f_wq = 1'b0; f_wbins = 1'b0; f_wbco = 1'b0; f_direct = 1'b0;
-        f_rmw_mem = 1'b0; f_rmw_hbm = 1'b0; f_skip = 1'b0;
-        f_kind = K_MEMRD;
-        w_hit = i_chit;
-        w_co  = wb_mp && !(wb_drain && wb_di == wb_mi);   // coalesce unless the drain takes it now
-        if (i_v && !hazard) begin
-            if (!i_wr) begin
-                if (i_lcoh) begin
-                    f_kind = K_COH; f_coh = d2h_s_ready; f_fire = d2h_s_ready;
-                end else if (i_chit) begin
-                    f_kind = K_HIT; f_hbm_rd = hrd_ok; f_fire = hrd_ok;
-                end else if ((BUF_EN != 0) && (wb_mp || wb_mf)) begin
-                    // forward, and fill the line (every read miss fills)
-                    f_kind = K_FWD; f_fwd = wq_ok_i; f_wq = wq_ok_i; f_fire = wq_ok_i;
-                end else begin
-                    f_kind = K_MEMRD; f_memrd = req_s_ready; f_fire = req_s_ready;
-                end
-            end else if (i_lcoh) begin
-                // coherent full line: ItoMWr, the data follows on GO_WritePull
-                f_kind = K_COHWR; f_cohwr = d2h_s_ready; f_fire = d2h_s_ready;
-            end else if (i_ph && l_rd[i_slot]) begin
-                f_kind = K_WR;                                 // waiting for the line of a RMW
-            end else if (i_ph && l_nxm[i_slot]) begin
-                f_kind = K_WR; f_skip = 1'b1; f_fire = 1'b1;   // its read failed: not written
-            end else if (BUF_EN != 0) begin
-                f_kind = w_hit ? K_WBWR_HIT : K_WBWR;
-                if (!wb_mf && (w_co || (!wb_mp && wb_free_any && !i_p0)) &&
-                    (wq_ok_i || !(w_hit || WR_ALLOC != 0))) begin
-                    f_fire  = 1'b1;
-                    f_wbco  = w_co;
-                    f_wbins = !w_co;
-                    f_wq    = w_hit || (WR_ALLOC != 0);
-                end else if (i_p0 && !wb_mf && !wb_mp) begin
-                    // partial line not in the write buffer: read it (cache or CXL) first
-                    if (i_chit) f_rmw_hbm = hrd_ok;
-                    else        f_rmw_mem = req_s_ready;
-                end
-            end else if (i_p0) begin
-                f_kind = K_WR; f_rmw_mem = req_s_ready;
-            end else begin
-                f_kind = K_WR;
-                f_direct = rwd_s_ready;                        // wb_drain is 0 without a buffer
-                f_fire = f_direct;
+        ln_ent = {(QW*LANES){1'b0}};
+        for (ln = 0; ln < LANES; ln = ln + 1) begin
+            k0  = (LANES == 1) ? 2'd0 : {1'b0, 1'(ln) ^ n_hpa[0]};
+            nll = (e_nl > 3'(k0)) ? NCW'((e_nl - 3'(k0) + 3'(LANES - 1)) >> LB) : {NCW{1'b0}};
+            ln_need[ln] = (nll != {NCW{1'b0}});
+            ln_ent[QW * ln +: 16]                 = seq_cnt;
+            ln_ent[QW * ln + 16]                  = n_wr;
+            ln_ent[QW * ln + 17 +: NCW]           = nll;
+            ln_ent[QW * ln + 17 + NCW +: 46]      = n_hpa + 46'(k0);
+            ln_ent[QW * ln + 17 + NCW + 46 +: LSW] = l_tail + LSW'(k0);
+            for (j = 0; j < NLL; j = j + 1) begin
+                kk = k0 + 2'(j * LANES);
+                ln_ent[QW * ln + 17 + NCW + 46 + LSW + j] = n_coh[kk[1:0]];
+                ln_ent[QW * ln + 17 + NCW + 46 + LSW + NLL + 4 * j +: 4] = n_mask[4 * kk[1:0] +: 4];
+                ln_ent[QW * ln + 17 + NCW + 46 + LSW + 5 * NLL + 512 * j +: 512] =
+                    s2_v ? s2_line[kk[1:0]] : s1_line[kk[1:0]];
             end
         end
     end
-    wire f_rmw  = f_rmw_mem || f_rmw_hbm;
-    wire i_last = f_fire && ({1'b0, i_line} == i_nl - 3'd1);
-
-    // ------------------------------------------------------------------ pipeline control
-    wire i_accept = (!i_v || i_last) && rob_free;
-    wire s2_to_i  = s2_v && i_accept;
-    wire s1_byp   = s1_v && (s1_hit || s1_st != ST_OK) && !s2_v;  // skip S2 only when it is empty
-    wire s1_to_i  = s1_byp && i_accept;
+    wire rob_free = (rob_cnt != NROB[RW:0]);
+    wire enter    = n_v && rob_free && l_room && ((ln_need & ~ln_ready) == {LANES{1'b0}});
+    wire s2_to_i  = s2_v && enter;
+    wire s1_to_i  = !s2_v && enter;
     wire s1_to_s2 = s1_v && !s1_byp && (!s2_v || s2_to_i);
     wire s1_out   = s1_to_i || s1_to_s2;
     assign p_take = p_full && (!s1_v || s1_out);
-    wire enter    = s2_to_i || s1_to_i;
-    wire [3:0]  e_st  = s2_to_i ? s2_st  : s1_st;
-    wire [95:0] e_hdr = s2_to_i ? s2_hdr : s1_hdr;
-    wire [2:0]  e_nl  = (e_st != ST_OK) ? 3'd0 : (s2_to_i ? s2_nl : s1_nl);
-    wire        e_wr  = s2_to_i ? s2_wr  : s1_wr;
-    wire [45:0] e_hpa = s2_to_i ? s2_hpa : s1_hpa;
-    wire [3:0]  e_coh = s2_to_i ? s2_coh : s1_coh;
-    wire [15:0] e_mask = s2_to_i ? s2_mask : s1_mask;
 
-    integer j;
+    integer jj;
     always @(posedge clk) begin
         if (rst) begin
             s1_v <= 1'b0; s2_v <= 1'b0;
-            for (j = 0; j < HT_ENTRIES; j = j + 1) ht_v[j] <= 1'b0;
+            for (jj = 0; jj < HT_ENTRIES; jj = jj + 1) ht_v[jj] <= 1'b0;
         end else begin
             if (p_take) begin
                 s1_v <= 1'b1;
                 s1_st <= c_st; s1_op <= c_op; s1_wr <= c_wr; s1_hdr <= p_hdr; s1_nl <= c_nl;
                 s1_hit <= c_hthit; s1_hpa <= ht_hpa[c_hti]; s1_coh <= ht_coh[c_hti];
                 s1_mask <= c_mask; s1_pl <= c_pl;
-                for (j = 0; j < 4; j = j + 1) s1_line[j] <= c_shf[512 * j +: 512];
+                for (jj = 0; jj < 4; jj = jj + 1) s1_line[jj] <= c_shf[512 * jj +: 512];
             end else if (s1_out) s1_v <= 1'b0;
             if (s1_to_s2) begin
                 s2_v <= 1'b1;
                 s2_st <= t_st; s2_wr <= s1_wr; s2_hdr <= s1_hdr; s2_nl <= s1_nl; s2_mask <= s1_mask;
                 s2_hpa <= t_hpa[51:6]; s2_coh <= t_coh;
-                for (j = 0; j < 4; j = j + 1) s2_line[j] <= s1_line[j];
+                for (jj = 0; jj < 4; jj = jj + 1) s2_line[jj] <= s1_line[jj];
                 if (t_st == ST_OK) begin
                     ht_v[s1_addr[6 +: HW]]   <= 1'b1;
                     ht_key[s1_addr[6 +: HW]] <= {s1_addr, s1_hdr[F_LEN +: 9], s1_op};
@@ -431,328 +400,179 @@ module xbridge_core #(
         end
     end
 
-    // ------------------------------------------------------------------ issue stage registers
-    integer j2;
-    always @(posedge clk) begin
-        if (rst) begin
-            i_v <= 1'b0; i_ph <= 1'b0; i_line <= 2'd0; seq_cnt <= 16'd0; i_seq <= 16'd0;
-            i_rob <= {RW{1'b0}};
-        end else begin
-            if (f_fire) begin i_line <= i_line + 2'd1; i_ph <= 1'b0; end
-            if (f_rmw) i_ph <= 1'b1;
-            if (i_last) i_v <= 1'b0;
-            if (enter) begin
-                seq_cnt <= seq_cnt + 16'd1;
-                i_seq   <= seq_cnt;
-                if (e_nl != 3'd0) begin
-                    i_v <= 1'b1; i_line <= 2'd0; i_ph <= 1'b0; i_nl <= e_nl; i_wr <= e_wr;
-                    i_hpa <= e_hpa; i_coh <= e_coh; i_mask <= e_mask; i_rob <= rob_tail;
-                    for (j2 = 0; j2 < 4; j2 = j2 + 1) i_ldat[j2] <= s2_to_i ? s2_line[j2] : s1_line[j2];
-                end
-            end
-        end
-    end
-
-    // ------------------------------------------------------------------ CXL responses (decode)
-    wire          drs_fire = s2m_drs_valid && s2m_drs_ready;
-    wire [15:0]   drs_tag  = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: 16] - TAG_BASE;   // local tag
-    wire [RW+1:0] drs_slot = drs_tag[RW+1:0];
-    wire          drs_ok   = (drs_tag[15:RW+2] == 0) && l_pend[drs_slot] && !l_wr[drs_slot];
-    wire          drs_nxm  = s2m_drs_hdr[CXL_S2M_DRS_MEMOP_LSB +: 3] == CXL_S2M_DRS_OP_MEMDATA_NXM;
-    // a read-miss line is filled as it arrives (the read of a RMW is not)
-    assign        drs_fill = (BUF_EN != 0) && drs_fire && drs_ok && !drs_nxm && !l_rd[drs_slot];
-    // a full write queue holds the DRS back instead of dropping the fill
-    assign s2m_drs_ready = (BUF_EN == 0) || wq_in_ready;
-
-    // ------------------------------------------------------------------ HBM write queue + model
-    localparam integer WQW = SW + 512;        // {buffer index, line}
-    wire [WQW-1:0] wq_out;
-    wire [SW-1:0]  wq_ix_o = wq_out[512 +: SW];
-    wire [511:0]   wq_d_o  = wq_out[0 +: 512];
-    wire           wq_push = drs_fill || f_wq;
-    wire [45:0]    wq_la_i = drs_fill ? l_addr[drs_slot] : i_la;
-    wire [511:0]   wq_d_i  = drs_fill ? s2m_drs_data : (f_fwd ? wb_data[wb_mi] : (f_wbco ? co_dat : w_new));
-    wire           wq_pop;
-    wire          hbm_rsp_v;
-    wire [HTAG-1:0] hbm_rsp_tag;
-    wire [511:0]  hbm_rsp_data;
-    wire          hbm_idle;
-    // queued writes have the port first; a read goes only when the queue is empty
-    wire          hbm_v    = wq_out_valid || f_hbm_rd || f_rmw_hbm;
-    wire          hbm_we   = wq_out_valid;
-    wire [SW-1:0] hbm_idx  = wq_out_valid ? wq_ix_o : i_set;
-    assign        wq_pop   = wq_out_valid && hbm_ready;
-
-    generate if (BUF_EN != 0) begin : g_hbm
-        /* verilator lint_off UNUSEDSIGNAL */
-        wire [$clog2(WQ_DEPTH+1)-1:0] wq_count;
-        wire hbm_ref_v, hbm_ref_f;                    // refresh debug (the bench peeks at them)
-        wire [$clog2(NPC*NBANK)-1:0] hbm_ref_b;
-        /* verilator lint_on UNUSEDSIGNAL */
-        sync_fifo #(.WIDTH(WQW), .DEPTH(WQ_DEPTH)) u_wq (
-            .clk(clk), .rst(rst), .in_valid(wq_push), .in_ready(wq_in_ready),
-            .in_data({wq_la_i[SW-1:0], wq_d_i}), .out_valid(wq_out_valid), .out_ready(wq_pop),
-            .out_data(wq_out), .count(wq_count));
-        xb_hbm_ctrl #(.SETS(SETS), .NPC(NPC), .NBANK(NBANK), .ROW_LINES(ROW_LINES),
-                      .T_CL(T_CL), .T_RCD(T_RCD), .T_RP(T_RP), .T_RAS(T_RAS), .T_BURST(T_BURST),
-                      .T_REFI(T_REFI), .T_RFC(T_RFC), .REF_POSTPONE(REF_POSTPONE),
-                      .REF_IDLE(REF_IDLE), .INFLIGHT(HBM_INFLIGHT), .TAG_W(HTAG)) u_hbm (
-            .clk(clk), .rst(rst), .req_valid(hbm_v), .req_ready(hbm_ready), .req_we(hbm_we),
-            .req_idx(hbm_idx), .req_data(wq_d_o), .req_tag(i_slot),
-            .rsp_valid(hbm_rsp_v), .rsp_tag(hbm_rsp_tag), .rsp_data(hbm_rsp_data),
-            .now(hbm_now), .iss_valid(hbm_iss_valid), .iss_done(hbm_iss_done),
-            .ref_valid(hbm_ref_v), .ref_forced(hbm_ref_f), .ref_bank(hbm_ref_b), .idle(hbm_idle));
-    end else begin : g_nohbm
-        assign wq_in_ready = 1'b0; assign wq_out_valid = 1'b0; assign wq_out = {WQW{1'b0}};
-        assign hbm_ready = 1'b0; assign hbm_rsp_v = 1'b0; assign hbm_rsp_tag = {HTAG{1'b0}};
-        assign hbm_rsp_data = 512'd0; assign hbm_now = 32'd0; assign hbm_iss_valid = 1'b0;
-        assign hbm_iss_done = 32'd0; assign hbm_idle = 1'b1;
-        /* verilator lint_off UNUSEDSIGNAL */
-        wire unused_nb = &{1'b0, wq_d_i, wq_d_o, wq_pop, hbm_v};
-        /* verilator lint_on UNUSEDSIGNAL */
+    // ------------------------------------------------------------------ lanes
+    wire [6*LANES-1:0]      cp_v, cp_err;
+    wire [6*LSW*LANES-1:0]  cp_ls;
+    wire [4*LANES-1:0]      cp_dv;
+    wire [4*512*LANES-1:0]  cp_dat;
+    wire [LANES-1:0]        ev_hit, ev_fwd, ev_miss, ev_rmw, ln_wbe;
+    wire [3*LANES-1:0]      ev_proto;
+    wire [32*LANES-1:0]     ln_now;
+    genvar g;
+    generate for (g = 0; g < LANES; g = g + 1) begin : g_lane
+        xb_lane #(.LANE(g), .LANES(LANES), .NLL(NLL), .NLINE(NLINE), .BUF_EN(BUF_EN),
+                  .WR_ALLOC(WR_ALLOC), .SETS_L(SETS / LANES), .WBS(WB_DEPTH / LANES),
+                  .WQ_DEPTH(WQ_DEPTH), .LQ_DEPTH(LQ_DEPTH), .CW_DEPTH(CW_DEPTH),
+                  .HBM_INFLIGHT(HBM_INFLIGHT), .NPC(NPC / LANES), .NBANK(NBANK),
+                  .ROW_LINES(ROW_LINES), .T_CL(T_CL), .T_RCD(T_RCD), .T_RP(T_RP), .T_RAS(T_RAS),
+                  .T_BURST(T_BURST), .T_REFI(T_REFI), .T_RFC(T_RFC), .REF_POSTPONE(REF_POSTPONE),
+                  .REF_IDLE(REF_IDLE), .TAG_BASE(TAG_BASE)) u_lane (
+            .clk(clk), .rst(rst),
+            .q_valid(enter && ln_need[g]), .q_ready(ln_ready[g]), .q_data(ln_ent[QW * g +: QW]),
+            .cpl_v(cp_v[6 * g +: 6]), .cpl_ls(cp_ls[6 * LSW * g +: 6 * LSW]),
+            .cpl_err(cp_err[6 * g +: 6]), .cpl_dv(cp_dv[4 * g +: 4]),
+            .cpl_data(cp_dat[4 * 512 * g +: 4 * 512]),
+            .m2s_req_valid(m2s_req_valid[g]), .m2s_req_ready(m2s_req_ready[g]),
+            .m2s_req_hdr(m2s_req_hdr[128 * g +: 128]),
+            .m2s_rwd_valid(m2s_rwd_valid[g]), .m2s_rwd_ready(m2s_rwd_ready[g]),
+            .m2s_rwd_hdr(m2s_rwd_hdr[128 * g +: 128]), .m2s_rwd_data(m2s_rwd_data[512 * g +: 512]),
+            .s2m_ndr_valid(s2m_ndr_valid[g]), .s2m_ndr_ready(s2m_ndr_ready[g]),
+            .s2m_ndr_hdr(s2m_ndr_hdr[128 * g +: 128]),
+            .s2m_drs_valid(s2m_drs_valid[g]), .s2m_drs_ready(s2m_drs_ready[g]),
+            .s2m_drs_hdr(s2m_drs_hdr[128 * g +: 128]), .s2m_drs_data(s2m_drs_data[512 * g +: 512]),
+            .d2h_req_valid(d2h_req_valid[g]), .d2h_req_ready(d2h_req_ready[g]),
+            .d2h_req_hdr(d2h_req_hdr[128 * g +: 128]),
+            .d2h_data_valid(d2h_data_valid[g]), .d2h_data_ready(d2h_data_ready[g]),
+            .d2h_data_hdr(d2h_data_hdr[128 * g +: 128]), .d2h_data_data(d2h_data_data[512 * g +: 512]),
+            .h2d_rsp_valid(h2d_rsp_valid[g]), .h2d_rsp_ready(h2d_rsp_ready[g]),
+            .h2d_rsp_hdr(h2d_rsp_hdr[128 * g +: 128]),
+            .h2d_data_valid(h2d_data_valid[g]), .h2d_data_ready(h2d_data_ready[g]),
+            .h2d_data_hdr(h2d_data_hdr[128 * g +: 128]), .h2d_data_data(h2d_data_data[512 * g +: 512]),
+            .ev_hit(ev_hit[g]), .ev_fwd(ev_fwd[g]), .ev_miss(ev_miss[g]), .ev_rmw(ev_rmw[g]),
+            .ev_proto(ev_proto[3 * g +: 3]), .wb_empty(ln_wbe[g]),
+            .dbg_line_valid(dbg_line_valid[g]), .dbg_line_kind(dbg_line_kind[3 * g +: 3]),
+            .dbg_line_seq(dbg_line_seq[16 * g +: 16]), .hbm_now(ln_now[32 * g +: 32]),
+            .hbm_iss_valid(hbm_iss_valid[g]), .hbm_iss_done(hbm_iss_done[32 * g +: 32]),
+            .hbm_iss_we(hbm_iss_we[g]), .hbm_iss_idx(hbm_iss_idx[SWL * g +: SWL]));
     end endgenerate
-    assign hbm_iss_we  = hbm_we;
-    assign hbm_iss_idx = hbm_idx;
+    assign hbm_now  = ln_now[31:0];  // every lane's controller counts the same cycles
+    assign wb_empty = &ln_wbe;
 
-    // tags change when a line enters the write queue: fills are never dropped and a hit read waits
-    // for the queue, so a lookup after the line's data reached the bridge always sees it
-    integer s;
-    always @(posedge clk) begin
-        if (rst) begin
-            for (s = 0; s < SETS; s = s + 1) c_tv[s] <= 1'b0;
-        end else if (wq_push && wq_in_ready) begin
-            c_tv[wq_la_i[SW-1:0]] <= 1'b1;
-            c_tg[wq_la_i[SW-1:0]] <= wq_la_i;
-        end
-    end
-
-    // ------------------------------------------------------------------ CXL requests
-    reg [127:0] q_req;
-    always @* begin
-        q_req = 128'd0;
-        q_req[CXL_M2S_REQ_MEMOP_LSB +: CXL_M2S_REQ_MEMOP_W]         = CXL_M2S_REQ_OP_MEMRD;
-        q_req[CXL_M2S_REQ_METAFIELD_LSB +: CXL_M2S_REQ_METAFIELD_W] = META_NOOP;
-        q_req[CXL_M2S_REQ_TAG_LSB +: CXL_M2S_REQ_TAG_W]             = 16'(i_slot) + TAG_BASE;
-        q_req[CXL_M2S_REQ_ADDR_LSB +: CXL_M2S_REQ_ADDR_W]           = i_la;
-    end
-    wire [45:0]  rwd_la   = wb_drain ? wb_addr[wb_di] : i_la;
-    wire [15:0]  rwd_tag  = (wb_drain ? {1'b1, 15'(wb_di)} : 16'(i_slot)) + TAG_BASE;
-    wire [511:0] rwd_dat  = wb_drain ? wb_data[wb_di] : w_new;
-    reg [127:0] q_rwd;
-    always @* begin
-        q_rwd = 128'd0;
-        q_rwd[CXL_M2S_RWD_MEMOP_LSB +: CXL_M2S_RWD_MEMOP_W]         = CXL_M2S_RWD_OP_MEMWR;
-        q_rwd[CXL_M2S_RWD_METAFIELD_LSB +: CXL_M2S_RWD_METAFIELD_W] = META_NOOP;
-        q_rwd[CXL_M2S_RWD_TAG_LSB +: CXL_M2S_RWD_TAG_W]             = rwd_tag;
-        q_rwd[CXL_M2S_RWD_ADDR_LSB +: CXL_M2S_RWD_ADDR_W]           = rwd_la;
-    end
-    reg [127:0] q_d2h;
-    always @* begin
-        q_d2h = 128'd0;
-        q_d2h[CXL_D2H_REQ_OPCODE_LSB +: CXL_D2H_REQ_OPCODE_W] = i_wr ? CXL_D2H_REQ_OP_ITOMWR
-                                                                      : CXL_D2H_REQ_OP_RDCURR;
-        q_d2h[CXL_D2H_REQ_CQID_LSB +: CXL_D2H_REQ_CQID_W]     = 12'(i_slot);
-        q_d2h[CXL_D2H_REQ_ADDR_LSB +: CXL_D2H_REQ_ADDR_W]     = i_la;
-    end
-    skid_buffer #(.WIDTH(128)) u_req (.clk(clk), .rst(rst), .in_valid(f_memrd || f_rmw_mem),
-        .in_ready(req_s_ready), .in_data(q_req), .out_valid(m2s_req_valid), .out_ready(m2s_req_ready),
-        .out_data(m2s_req_hdr));
-    skid_buffer #(.WIDTH(640)) u_rwd (.clk(clk), .rst(rst), .in_valid(wb_drain || f_direct),
-        .in_ready(rwd_s_ready), .in_data({rwd_dat, q_rwd}), .out_valid(m2s_rwd_valid),
-        .out_ready(m2s_rwd_ready), .out_data({m2s_rwd_data, m2s_rwd_hdr}));
-    skid_buffer #(.WIDTH(128)) u_d2h (.clk(clk), .rst(rst), .in_valid(f_coh || f_cohwr),
-        .in_ready(d2h_s_ready), .in_data(q_d2h), .out_valid(d2h_req_valid), .out_ready(d2h_req_ready),
-        .out_data(d2h_req_hdr));
-
-    // ------------------------------------------------------------------ CXL responses
-    assign s2m_ndr_ready  = 1'b1;    // space is reserved in the ROB
-    assign h2d_data_ready = 1'b1;
-    wire [15:0]   ndr_tag  = s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16] - TAG_BASE;   // local tag
-    wire [RW+1:0] ndr_slot = ndr_tag[RW+1:0];
-    wire          ndr_wb   = (BUF_EN != 0) && ndr_tag[15] && (ndr_tag[14:0] < 15'(WB_DEPTH)) &&
-                             (wb_st[ndr_tag[WW-1:0]] == WB_FLY);
-    wire          ndr_rob  = !ndr_tag[15] && (ndr_tag[14:RW+2] == 0) && l_pend[ndr_slot] &&
-                             l_wr[ndr_slot] && !l_cw[ndr_slot];
-    wire [11:0]   h2d_cq   = h2d_data_hdr[CXL_H2D_DH_CQID_LSB +: 12];
-    wire [RW+1:0] h2d_slot = h2d_cq[RW+1:0];
-    wire          h2d_ok   = (h2d_cq[11:RW+2] == 0) && l_pend[h2d_slot] && !l_wr[h2d_slot];
-    // GO_WritePull of a coherent write: the line goes out on D2H Data with the pulled UQID
-    assign h2d_rsp_ready = dd_s_ready;
-    wire          hr_fire  = h2d_rsp_valid && h2d_rsp_ready;
-    wire [11:0]   hr_cq    = h2d_rsp_hdr[CXL_H2D_RSP_CQID_LSB +: 12];
-    wire [RW+1:0] hr_slot  = hr_cq[RW+1:0];
-    wire          hr_ok    = (hr_cq[11:RW+2] == 0) && l_pend[hr_slot] && l_cw[hr_slot] &&
-                             (h2d_rsp_hdr[CXL_H2D_RSP_OPCODE_LSB +: 4] == CXL_H2D_RSP_OP_GO_WRITEPULL);
-    wire          dd_push  = hr_fire && hr_ok;
-    reg [127:0] q_dd;
-    always @* begin
-        q_dd = 128'd0;
-        q_dd[CXL_D2H_DH_UQID_LSB +: CXL_D2H_DH_UQID_W] = h2d_rsp_hdr[CXL_H2D_RSP_RSPDATA_LSB +: 12];
-    end
-    skid_buffer #(.WIDTH(640)) u_dd (.clk(clk), .rst(rst), .in_valid(dd_push), .in_ready(dd_s_ready),
-        .in_data({l_data[hr_slot], q_dd}), .out_valid(d2h_data_valid), .out_ready(d2h_data_ready),
-        .out_data({d2h_data_data, d2h_data_hdr}));
-    wire          proto_err = (drs_fire && !drs_ok) || (s2m_ndr_valid && !ndr_wb && !ndr_rob) ||
-                              (h2d_data_valid && !h2d_ok) || (hr_fire && !hr_ok);
-
-    // write buffer state
-    integer wbi;
-    always @(posedge clk) begin
-        if (rst) begin
-            for (wbi = 0; wbi < WB_DEPTH; wbi = wbi + 1) wb_st[wbi] <= WB_FREE;
-        end else begin
-            if (wb_drain) wb_st[wb_di] <= WB_FLY;
-            if (s2m_ndr_valid && ndr_wb) wb_st[ndr_tag[WW-1:0]] <= WB_FREE;
-            if (f_wbins) begin
-                wb_st[wb_fi] <= WB_PEND; wb_addr[wb_fi] <= i_la; wb_data[wb_fi] <= w_new;
-            end
-            if (f_wbco) wb_data[wb_mi] <= co_dat;
-        end
-    end
-    reg wb_any;
-    integer wbj;
-    always @* begin
-        wb_any = 1'b0;
-        for (wbj = 0; wbj < WB_DEPTH; wbj = wbj + 1) if (wb_st[wbj] != WB_FREE) wb_any = 1'b1;
-    end
-    assign wb_empty = !wb_any && hbm_idle && !wq_out_valid;
-
-    // ------------------------------------------------------------------ ROB update
-    wire [RW-1:0] tx_head = rob_head;
-    reg  [2:0]    tx_beat;
-    wire [95:0]   hh      = rob_hdr[tx_head];
-    wire          h_rd    = rob_rd[tx_head];
-    wire [8:0]    h_lenf  = hh[F_LEN +: 9];
-    wire [4:0]    h_nch   = (FLAVOR == 0) ? h_lenf[8:4] : h_lenf[4:0];
-    wire [1:0]    h_s     = (FLAVOR == 0) ? 2'd0 : hh[F_ADDR + 4 +: 2];
-    wire [5:0]    h_nb6   = ({1'b0, h_nch} + 6'd3) >> 2;
-    reg           h_all;
+    // ------------------------------------------------------------------ response
+    wire [RW-1:0]  hd     = rob_head;
+    wire [95:0]    hh     = rob_hdr[hd];
+    wire           h_rd   = rob_rd[hd];
+    wire [LSW-1:0] h_ls   = rob_ls[hd];
+    wire [2:0]     h_nl   = rob_nl[hd];
+    wire [8:0]     h_lenf = hh[F_LEN +: 9];
+    wire [4:0]     h_nch  = (FLAVOR == 0) ? h_lenf[8:4] : h_lenf[4:0];
+    wire [1:0]     h_s    = (FLAVOR == 0) ? 2'd0 : hh[F_ADDR + 4 +: 2];
+    wire [5:0]     h_nb6  = ({1'b0, h_nch} + 6'd3) >> 2;
+    reg            h_all, h_err;
     integer k2;
     always @* begin
-        h_all = 1'b1;
-        for (k2 = 0; k2 < 4; k2 = k2 + 1) if (!l_done[{tx_head, 2'(k2)}]) h_all = 1'b0;
+        h_all = 1'b1; h_err = 1'b0;
+        for (k2 = 0; k2 < 4; k2 = k2 + 1)
+            if (3'(k2) < h_nl) begin
+                if (!l_done[h_ls + LSW'(k2)]) h_all = 1'b0;
+                if (l_err[h_ls + LSW'(k2)])   h_err = 1'b1;
+            end
     end
-    wire [3:0]    h_st    = (rob_st[tx_head] == ST_OK && rob_nxm[tx_head]) ? ST_CXL_ERR : rob_st[tx_head];
-    wire          h_data  = h_rd && (h_st == ST_OK);
-    wire [2:0]    h_beats = h_data ? h_nb6[2:0] : 3'd0;          // data beats after the header
-    wire          tx_fire = xl_tx_valid && xl_tx_ready;
-    wire          tx_end  = tx_fire && xl_tx_last;
+    wire [3:0]  h_st    = (rob_st[hd] == ST_OK && h_err) ? ST_CXL_ERR : rob_st[hd];
+    wire        h_data  = h_rd && (h_st == ST_OK);
+    wire [2:0]  h_beats = h_data ? h_nb6[2:0] : 3'd0;        // data beats after the header
+    wire [3:0]  h_op    = (h_st != ST_OK) ? OP_ERR : (h_rd ? OP_RD_DATA : OP_WR_ACK);
+    wire [95:0] rsp_hdr = {hh[95:F_TAG], h_st, h_op};         // echoes tag, src, len, addr
+    reg  [2:0]  tx_t;                                         // transfer of the response
+    wire        tx_fire = xl_tx_valid && xl_tx_ready;
+    wire        tx_end  = tx_fire && (|xl_tx_last);
+    assign xl_tx_valid  = (rob_cnt != {(RW+1){1'b0}}) && h_all;
 
-    integer l;
+    // beat b of the response: 0 = header, b >= 1 = chunks s+4(b-1) .. of the lines, zero past the end
+    genvar gx;
+    generate for (gx = 0; gx < XW; gx = gx + 1) begin : g_tx
+        wire [2:0]     bi   = 3'(XW) * tx_t + 3'(gx);
+        wire [1:0]     db   = 2'(bi - 3'd1);
+        wire [1023:0]  two  = {l_data[h_ls + LSW'(db) + LSW'(1)], l_data[h_ls + LSW'(db)]};
+        wire [1023:0]  shf  = two >> {h_s, 7'd0};
+        reg  [3:0]     keep;
+        integer k3;
+        always @* begin
+            for (k3 = 0; k3 < 4; k3 = k3 + 1)
+                keep[k3] = ({1'b0, db, 2'(k3)} < h_nch);
+        end
+        assign xl_tx_last[gx] = (bi == h_beats);
+        assign xl_tx_data[512 * gx +: 512] = (bi == 3'd0) ? {416'd0, rsp_hdr} :
+            ((bi <= h_beats) ? (shf[511:0] & {{128{keep[3]}}, {128{keep[2]}}, {128{keep[1]}}, {128{keep[0]}}}) : 512'd0);
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire unused_tx = &{1'b0, shf[1023:512]};
+        /* verilator lint_on UNUSEDSIGNAL */
+    end endgenerate
+
+    // ------------------------------------------------------------------ reorder buffer update
+    integer l, le, lk;
     always @(posedge clk) begin
         if (rst) begin
             rob_head <= {RW{1'b0}}; rob_tail <= {RW{1'b0}}; rob_cnt <= {(RW+1){1'b0}};
-            tx_beat <= 3'd0;
+            l_tail <= {LSW{1'b0}}; l_cnt <= {(LSW+1){1'b0}};
+            tx_t <= 3'd0; seq_cnt <= 16'd0;
             for (l = 0; l < NROB; l = l + 1) rob_v[l] <= 1'b0;
-            for (l = 0; l < NL; l = l + 1) begin
-                l_done[l] <= 1'b0; l_pend[l] <= 1'b0; l_rd[l] <= 1'b0; l_cw[l] <= 1'b0;
-            end
         end else begin
             rob_cnt <= rob_cnt + {{RW{1'b0}}, enter} - {{RW{1'b0}}, tx_end};
+            l_cnt   <= l_cnt + (LSW+1)'(enter ? e_nl : 3'd0) - (LSW+1)'(tx_end ? h_nl : 3'd0);
             if (enter) begin
-                rob_v[rob_tail] <= 1'b1; rob_rd[rob_tail] <= !e_wr; rob_hdr[rob_tail] <= e_hdr;
-                rob_st[rob_tail] <= e_st; rob_nxm[rob_tail] <= 1'b0;
-                for (l = 0; l < 4; l = l + 1) begin
-                    l_done[{rob_tail, 2'(l)}] <= (3'(l) >= e_nl);
-                    l_pend[{rob_tail, 2'(l)}] <= 1'b0;
-                    l_wr[{rob_tail, 2'(l)}]   <= e_wr;
-                    l_rd[{rob_tail, 2'(l)}]   <= 1'b0;
-                    l_cw[{rob_tail, 2'(l)}]   <= 1'b0;
-                    l_nxm[{rob_tail, 2'(l)}]  <= 1'b0;
-                    l_addr[{rob_tail, 2'(l)}] <= e_hpa + 46'(l);
-                end
+                rob_v[rob_tail] <= 1'b1; rob_rd[rob_tail] <= !n_wr; rob_hdr[rob_tail] <= n_hdr;
+                rob_st[rob_tail] <= e_st; rob_ls[rob_tail] <= l_tail; rob_nl[rob_tail] <= e_nl;
+                for (l = 0; l < 4; l = l + 1)
+                    if (3'(l) < e_nl) begin
+                        l_done[l_tail + LSW'(l)] <= 1'b0; l_err[l_tail + LSW'(l)] <= 1'b0;
+                    end
                 rob_tail <= rob_tail + 1'b1;
+                l_tail   <= l_tail + LSW'(e_nl);
+                seq_cnt  <= seq_cnt + 16'd1;
             end
-            // issue-stage results
-            if (f_fire) begin
-                if (f_fwd) begin
-                    l_data[i_slot] <= wb_data[wb_mi]; l_done[i_slot] <= 1'b1;
-                end else if (f_wbins || f_wbco || f_skip) begin
-                    l_done[i_slot] <= 1'b1;
-                end else if (f_memrd || f_coh) begin
-                    l_pend[i_slot] <= 1'b1; l_wr[i_slot] <= 1'b0;
-                end else if (f_direct) begin
-                    l_pend[i_slot] <= 1'b1; l_wr[i_slot] <= 1'b1;
-                end else if (f_cohwr) begin
-                    l_pend[i_slot] <= 1'b1; l_wr[i_slot] <= 1'b1; l_cw[i_slot] <= 1'b1;
-                    l_data[i_slot] <= i_ld;
-                end
-            end
-            if (f_rmw) begin
-                l_rd[i_slot] <= 1'b1;
-                if (f_rmw_mem) begin l_pend[i_slot] <= 1'b1; l_wr[i_slot] <= 1'b0; end
-            end
-            if (hbm_rsp_v) begin
-                l_data[hbm_rsp_tag] <= hbm_rsp_data;
-                if (l_rd[hbm_rsp_tag]) l_rd[hbm_rsp_tag] <= 1'b0; else l_done[hbm_rsp_tag] <= 1'b1;
-            end
-            if (drs_fire && drs_ok) begin
-                l_data[drs_slot] <= s2m_drs_data; l_pend[drs_slot] <= 1'b0;
-                if (l_rd[drs_slot]) l_rd[drs_slot] <= 1'b0; else l_done[drs_slot] <= 1'b1;
-                if (drs_nxm) begin
-                    l_nxm[drs_slot] <= 1'b1; rob_nxm[drs_slot[RW+1:2]] <= 1'b1;
-                end
-            end
-            if (s2m_ndr_valid && ndr_rob) begin
-                l_done[ndr_slot] <= 1'b1; l_pend[ndr_slot] <= 1'b0;
-            end
-            if (h2d_data_valid && h2d_ok) begin
-                l_data[h2d_slot] <= h2d_data_data; l_done[h2d_slot] <= 1'b1; l_pend[h2d_slot] <= 1'b0;
-            end
-            if (dd_push) begin
-                l_done[hr_slot] <= 1'b1; l_pend[hr_slot] <= 1'b0; l_cw[hr_slot] <= 1'b0;
-            end
-            // response out
-            if (tx_fire) tx_beat <= tx_beat + 3'd1;
+            // line completions from the lanes (every event names a distinct outstanding slot)
+            for (le = 0; le < LANES; le = le + 1)
+                for (lk = 0; lk < 6; lk = lk + 1)
+                    if (cp_v[6 * le + lk]) begin
+                        l_done[cp_ls[LSW * (6 * le + lk) +: LSW]] <= 1'b1;
+                        if (cp_err[6 * le + lk]) l_err[cp_ls[LSW * (6 * le + lk) +: LSW]] <= 1'b1;
+                        if (lk < 4 && cp_dv[4 * le + (lk & 3)])
+                            l_data[cp_ls[LSW * (6 * le + lk) +: LSW]] <= cp_dat[512 * (4 * le + (lk & 3)) +: 512];
+                    end
+            if (tx_fire) tx_t <= tx_t + 3'd1;
             if (tx_end) begin
-                tx_beat <= 3'd0;
-                rob_v[tx_head] <= 1'b0;
+                tx_t <= 3'd0;
+                rob_v[hd] <= 1'b0;
                 rob_head <= rob_head + 1'b1;
             end
         end
     end
 
-    // read data back to packet positions: beat b = chunks s+4b .. s+4b+3 of the lines, zero past the end
-    wire [1:0]    tb_b    = 2'(tx_beat - 3'd1);
-    wire [1023:0] tb_two  = {l_data[{tx_head, tb_b + 2'd1}], l_data[{tx_head, tb_b}]};
-    wire [1023:0] tb_shf  = tb_two >> {h_s, 7'd0};
-    reg  [3:0]    tb_keep;
-    integer k3;
-    always @* begin
-        for (k3 = 0; k3 < 4; k3 = k3 + 1)
-            tb_keep[k3] = ({1'b0, tb_b, 2'(k3)} < h_nch);
-    end
-    wire [3:0]  h_op = (h_st != ST_OK) ? OP_ERR : (h_rd ? OP_RD_DATA : OP_WR_ACK);
-    wire [95:0] rsp_hdr = {hh[95:F_TAG], h_st, h_op};   // echoes tag, src, len, addr
-    assign xl_tx_valid = rob_v[tx_head] && h_all;
-    assign xl_tx_last  = (tx_beat == h_beats);
-    assign xl_tx_data  = (tx_beat == 3'd0) ? {416'd0, rsp_hdr} : (tb_shf[511:0] & cmask(tb_keep));
-
     // ------------------------------------------------------------------ statistics / debug
+    reg [2:0] n_hit, n_fwd, n_miss, n_rmw;
+    reg [3:0] n_proto;
+    integer ls;
+    always @* begin
+        n_hit = 3'd0; n_fwd = 3'd0; n_miss = 3'd0; n_rmw = 3'd0; n_proto = 4'd0;
+        for (ls = 0; ls < LANES; ls = ls + 1) begin
+            n_hit = n_hit + 3'(ev_hit[ls]); n_fwd = n_fwd + 3'(ev_fwd[ls]);
+            n_miss = n_miss + 3'(ev_miss[ls]); n_rmw = n_rmw + 3'(ev_rmw[ls]);
+            n_proto = n_proto + 4'(ev_proto[3 * ls +: 3]);
+        end
+    end
+    wire [16:0] proto_sum = {1'b0, stat_proto_err} + 17'(n_proto);
     always @(posedge clk) begin
         if (rst) begin
             stat_err <= 16'd0; stat_proto_err <= 16'd0; stat_hit <= 32'd0; stat_fwd <= 32'd0;
             stat_miss <= 32'd0; stat_ht_hit <= 32'd0; stat_rmw <= 32'd0;
         end else begin
-            if (tx_fire && tx_beat == 3'd0 && h_st != ST_OK && stat_err != 16'hFFFF)
+            if (tx_fire && tx_t == 3'd0 && h_st != ST_OK && stat_err != 16'hFFFF)
                 stat_err <= stat_err + 16'd1;
-            if (proto_err && stat_proto_err != 16'hFFFF) stat_proto_err <= stat_proto_err + 16'd1;
-            if (f_fire && f_hbm_rd) stat_hit <= stat_hit + 32'd1;
-            if (f_fire && f_fwd) stat_fwd <= stat_fwd + 32'd1;
-            if (f_fire && f_memrd) stat_miss <= stat_miss + 32'd1;
+            stat_proto_err <= proto_sum[16] ? 16'hFFFF : proto_sum[15:0];
+            stat_hit  <= stat_hit + 32'(n_hit);
+            stat_fwd  <= stat_fwd + 32'(n_fwd);
+            stat_miss <= stat_miss + 32'(n_miss);
+            stat_rmw  <= stat_rmw + 32'(n_rmw);
             if (s1_to_i && s1_hit) stat_ht_hit <= stat_ht_hit + 32'd1;
-            if (f_rmw) stat_rmw <= stat_rmw + 32'd1;
         end
     end
     // header bits the bridge does not interpret
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, s2m_ndr_hdr, s2m_drs_hdr, h2d_data_hdr, h2d_rsp_hdr, t_hpa, t_off,
-                       hh[7:0], h_lenf, c_hi[16], c_lo[16], c_nb6, c_nl6, h_nb6, tb_shf[1023:512]};
+    wire unused_ok = &{1'b0, t_hpa, t_off, hh[7:0], h_lenf, c_hi[16], c_lo[16], c_nb6, c_nl6, h_nb6, ln_now};
     /* verilator lint_on UNUSEDSIGNAL */
-    assign dbg_line_valid = f_fire;
-    assign dbg_line_kind  = f_kind;
-    assign dbg_line_seq   = i_seq;
     assign dbg_req_valid  = enter;
     assign dbg_req_seq    = seq_cnt;
     assign dbg_req_hthit  = s1_to_i && s1_hit;
 endmodule
+`default_nettype wire

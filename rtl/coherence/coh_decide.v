@@ -1,8 +1,11 @@
+`resetall
+`default_nettype none
 // Home answer of the lightweight CXL.cache agent for one request once its snoops are in
-// (cxl-protocol.md "Typical host answers"; same table as models/coherence/protocol.py decide).
+// (cxl-protocol.md "Typical host answers"; the expected answers are models/coherence/spec_table.yaml,
+// checked row by row against this module by tests/test_coherence_table.py).
 // Pure combinational. Directory states: 0 = I, 1 = S, 2 = E (owner may hold E or M).
 module coh_decide #(
-    parameter integer N = 4
+    parameter integer N = 4  // caching devices (1..16)
 ) (
     input  wire [4:0]   op,        // D2H Req opcode
     input  wire [N-1:0] me,        // requester, one-hot
@@ -24,10 +27,18 @@ module coh_decide #(
     output reg          pull_v,    // WritePull / GO_WritePull / GO_WritePull_Drop
     output reg  [3:0]   pull_op,
     output reg          acc_pull,  // write the pulled line to memory (unless Bogus)
-    output reg          ga_v,      // GO after the memory write completed
-    output reg  [3:0]   ga_st
+    output reg          ga_v,      // GO (or ExtCmp) after the memory write completed
+    output reg  [3:0]   ga_st,
+    output reg          ga_ext,    // the message after the write is ExtCmp, not GO
+    output reg          fwd_bk     // pull brings no usable line: write the forwarded line instead
 );
     `include "cxl_defs.vh"
+
+    generate
+        if (N < 1 || N > 16) begin : g_bad_n
+            coh_decide_parameter_error_N_must_be_1_to_16 u_stop ();
+        end
+    endgenerate
     localparam [1:0] DI = 2'd0, DS = 2'd1, DE = 2'd2;
 
     wire [N-1:0] others = sh & ~me;
@@ -38,8 +49,11 @@ module coh_decide #(
         go_v = 1'b0; go_st = CXL_GO_STATE_I;
         src_mem = 1'b0; src_fwd = 1'b0; wfwd = 1'b0;
         pull_v = 1'b0; pull_op = CXL_H2D_RSP_OP_GO_WRITEPULL; acc_pull = 1'b0;
-        ga_v = 1'b0; ga_st = CXL_GO_STATE_I;
-        if (!coh) begin
+        ga_v = 1'b0; ga_st = CXL_GO_STATE_I; ga_ext = 1'b0; fwd_bk = 1'b0;
+        if (op == CXL_D2H_REQ_OP_CACHEFLUSHED) begin
+            // no line: GO-I, directory left as it is
+            n_st = st; n_sh = sh; go_v = 1'b1;
+        end else if (!coh) begin
             // selective coherence: straight to memory, never cached, no directory
             case (op)
                 CXL_D2H_REQ_OP_RDSHARED, CXL_D2H_REQ_OP_RDOWN, CXL_D2H_REQ_OP_RDANY: begin
@@ -55,7 +69,15 @@ module coh_decide #(
                 CXL_D2H_REQ_OP_CLEANEVICT: begin
                     pull_v = 1'b1; pull_op = CXL_H2D_RSP_OP_GO_WRITEPULL_DROP;
                 end
-                default: go_v = 1'b1;
+                CXL_D2H_REQ_OP_WOWRINV, CXL_D2H_REQ_OP_WOWRINVF: begin
+                    pull_v = 1'b1; pull_op = CXL_H2D_RSP_OP_FAST_GO_WRITEPULL; acc_pull = 1'b1;
+                    ga_v = 1'b1; ga_ext = 1'b1;
+                end
+                CXL_D2H_REQ_OP_RDOWNNODATA, CXL_D2H_REQ_OP_CLEANEVICTNODATA, CXL_D2H_REQ_OP_CLFLUSH:
+                    go_v = 1'b1;
+                default: begin  // not a request opcode: GO-Err
+                    go_v = 1'b1; go_st = CXL_GO_STATE_ERR;
+                end
             endcase
         end else begin
             case (op)
@@ -94,6 +116,10 @@ module coh_decide #(
                 CXL_D2H_REQ_OP_WRINV: begin
                     pull_v = 1'b1; pull_op = CXL_H2D_RSP_OP_WRITEPULL; acc_pull = 1'b1; ga_v = 1'b1;
                 end
+                CXL_D2H_REQ_OP_WOWRINV, CXL_D2H_REQ_OP_WOWRINVF: begin
+                    pull_v = 1'b1; pull_op = CXL_H2D_RSP_OP_FAST_GO_WRITEPULL; acc_pull = 1'b1;
+                    ga_v = 1'b1; ga_ext = 1'b1; fwd_bk = dirty && have_fwd;
+                end
                 CXL_D2H_REQ_OP_CLFLUSH: begin
                     if (dirty) begin
                         wfwd = 1'b1; ga_v = 1'b1;
@@ -109,8 +135,11 @@ module coh_decide #(
                     n_st = (|others) ? st : DI; n_sh = others;
                     pull_v = 1'b1; acc_pull = (st == DE) && (sh == me);
                 end
-                default: begin  // CleanEvictNoData (only legal opcodes get here)
+                CXL_D2H_REQ_OP_CLEANEVICTNODATA: begin
                     n_st = (|others) ? st : DI; n_sh = others; go_v = 1'b1;
+                end
+                default: begin  // not a request opcode: GO-Err, directory left as it is
+                    n_st = st; n_sh = sh; go_v = 1'b1; go_st = CXL_GO_STATE_ERR;
                 end
             endcase
         end
@@ -118,3 +147,4 @@ module coh_decide #(
         wfwd = wfwd && have_fwd;
     end
 endmodule
+`resetall

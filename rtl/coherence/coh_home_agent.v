@@ -1,4 +1,6 @@
-// Lightweight CXL.cache home coherence agent (issue 4): directory home agent for N caching devices.
+`resetall
+`default_nettype none
+// Lightweight CXL.cache home coherence agent: directory home agent for N caching devices.
 //
 // Message-level ports (canonical 128-bit headers + 512-bit lines, CONVENTIONS.md). One transaction
 // table (NTXN entries) holds every accepted request; per line at most one entry is active, later
@@ -17,16 +19,21 @@
 // older GO to the same device. GO for a memory read is sent at the decision, before the data
 // (CXL allows either order; the device holds a snoop to that line until its data arrived).
 //
+// Every request is answered (models/coherence/spec_table.yaml): CacheFlushed gets GO-I at once (no
+// line, no table entry), an opcode that is not a request gets GO-Err, a request reusing the CQID of
+// a request still owed an answer is dropped; all three are decided in lane A in one cycle. A snoop
+// answer outside the snoop's legal set is taken as RspIHitI, so no line waits for another answer.
+//
 // UQIDs: snoop = {1'b0, entry, port}, write-pull = {1'b1, entry}; M2S Tag = entry (one memory
 // operation per entry at a time). NTXN * 2^clog2(N) must not exceed 2048.
 module coh_home_agent #(
-    parameter integer N      = 4,   // caching devices (CacheID = port index)
-    parameter integer SETS   = 8,   // snoop-filter sets (power of two)
-    parameter integer WAYS   = 2,   // snoop-filter ways
-    parameter integer NTXN   = 8,   // transaction table entries (>= 2)
-    parameter integer NRANGE = 2,   // coherent address ranges (selective coherence)
-    parameter integer QDEPTH = 8,   // output queue depth (>= 3)
-    parameter integer CNT_W  = 16   // error counter width
+    parameter integer N      = 4,   // caching devices (CacheID = port index): 1..16
+    parameter integer SETS   = 8,   // snoop-filter sets: a power of two
+    parameter integer WAYS   = 2,   // snoop-filter ways: >= 1
+    parameter integer NTXN   = 8,   // transaction table entries: >= 2, NTXN * 2^clog2(N) <= 2048
+    parameter integer NRANGE = 2,   // coherent address ranges (selective coherence): >= 1
+    parameter integer QDEPTH = 8,   // output queue depth: >= 3
+    parameter integer CNT_W  = 16   // error counter width (saturating): >= 2
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -73,8 +80,10 @@ module coh_home_agent #(
     input  wire [NRANGE-1:0]    cfg_coh_en,
     input  wire [NRANGE*46-1:0] cfg_coh_lo,
     input  wire [NRANGE*46-1:0] cfg_coh_hi,
-    // errors: 0 illegal opcode, 1 unsolicited rsp, 2 unsolicited data, 3 wrong UQID,
-    // 4 illegal snoop rsp, 5 unsolicited memory rsp. One pulse per event kind and cycle.
+    // errors (models/coherence/home.py ERROR_KINDS): 0 illegal request (opcode not served: GO-Err;
+    // CQID still owed an answer: dropped), 1 unsolicited rsp, 2 bad data (no outstanding UQID, not
+    // expected, or pulled with byte enables), 3 wrong UQID, 4 illegal snoop rsp (taken as RspIHitI),
+    // 5 unsolicited memory rsp. One pulse per event kind and cycle.
     output reg  [5:0]           err_pulse,
     output wire [6*CNT_W-1:0]   err_count,
     // trace of transaction starts (verification / debug): one per cycle at most
@@ -85,6 +94,34 @@ module coh_home_agent #(
     output wire [11:0]          trc_cqid
 );
     `include "cxl_defs.vh"
+
+    // ------------------------------------------------------------------ parameter checks
+    // An illegal value instantiates a module that does not exist, named after the rule: every tool
+    // (Verilator even under -Wno-fatal, Icarus, yosys) stops at elaboration with that name.
+    // Elaboration-time $fatal is not used: Icarus 11 rejects it and Verilator -Wno-fatal demotes it.
+    generate
+        if (N < 1 || N > 16) begin : g_bad_n
+            coh_home_agent_parameter_error_N_must_be_1_to_16 u_stop ();
+        end
+        if (SETS < 1 || (SETS & (SETS - 1)) != 0) begin : g_bad_sets
+            coh_home_agent_parameter_error_SETS_must_be_a_power_of_two u_stop ();
+        end
+        if (WAYS < 1) begin : g_bad_ways
+            coh_home_agent_parameter_error_WAYS_must_be_at_least_1 u_stop ();
+        end
+        if (NTXN < 2 || (1 << ($clog2(NTXN) + ((N > 1) ? $clog2(N) : 1))) > 2048) begin : g_bad_ntxn
+            coh_home_agent_parameter_error_NTXN_out_of_range u_stop ();
+        end
+        if (NRANGE < 1) begin : g_bad_nrange
+            coh_home_agent_parameter_error_NRANGE_must_be_at_least_1 u_stop ();
+        end
+        if (QDEPTH < 3) begin : g_bad_qdepth
+            coh_home_agent_parameter_error_QDEPTH_must_be_at_least_3 u_stop ();
+        end
+        if (CNT_W < 2) begin : g_bad_cnt_w
+            coh_home_agent_parameter_error_CNT_W_must_be_at_least_2 u_stop ();
+        end
+    endgenerate
 
     localparam integer LW   = 46;
     localparam integer PW   = (N > 1) ? $clog2(N) : 1;
@@ -118,25 +155,21 @@ module coh_home_agent #(
         end
     endfunction
 
+    // requests with a line (CacheFlushed has none and is answered in lane A directly)
     function automatic legal_req(input [4:0] op);
         legal_req = (op == CXL_D2H_REQ_OP_RDSHARED) || (op == CXL_D2H_REQ_OP_RDOWN) ||
                     (op == CXL_D2H_REQ_OP_RDANY) || (op == CXL_D2H_REQ_OP_RDCURR) ||
                     (op == CXL_D2H_REQ_OP_RDOWNNODATA) || (op == CXL_D2H_REQ_OP_ITOMWR) ||
                     (op == CXL_D2H_REQ_OP_WRCUR) || (op == CXL_D2H_REQ_OP_CLEANEVICT) ||
                     (op == CXL_D2H_REQ_OP_DIRTYEVICT) || (op == CXL_D2H_REQ_OP_CLEANEVICTNODATA) ||
-                    (op == CXL_D2H_REQ_OP_CLFLUSH) || (op == CXL_D2H_REQ_OP_WRINV);
+                    (op == CXL_D2H_REQ_OP_CLFLUSH) || (op == CXL_D2H_REQ_OP_WRINV) ||
+                    (op == CXL_D2H_REQ_OP_WOWRINV) || (op == CXL_D2H_REQ_OP_WOWRINVF);
     endfunction
 
     // requests that leave the requester holding the line: they need a snoop-filter way
     function automatic alloc_op(input [4:0] op);
         alloc_op = (op == CXL_D2H_REQ_OP_RDSHARED) || (op == CXL_D2H_REQ_OP_RDOWN) ||
                    (op == CXL_D2H_REQ_OP_RDANY) || (op == CXL_D2H_REQ_OP_RDOWNNODATA);
-    endfunction
-
-    function automatic inval_op(input [4:0] op);
-        inval_op = (op == CXL_D2H_REQ_OP_RDOWN) || (op == CXL_D2H_REQ_OP_RDOWNNODATA) ||
-                   (op == CXL_D2H_REQ_OP_ITOMWR) || (op == CXL_D2H_REQ_OP_WRCUR) ||
-                   (op == CXL_D2H_REQ_OP_WRINV) || (op == CXL_D2H_REQ_OP_CLFLUSH);
     endfunction
 
     function automatic legal_rsp(input [2:0] snp, input [4:0] r);
@@ -194,6 +227,8 @@ module coh_home_agent #(
     // transaction table
     reg [NTXN-1:0] e_v, e_started, e_dec, e_binv, e_coh, e_wp, e_tail, e_awt, e_retry;
     reg [NTXN-1:0] e_hway, e_dirty, e_keeps, e_hfwd, e_mrd, e_wrp, e_pullp, e_acc, e_gap;
+    reg [NTXN-1:0] e_gaext;  // the message after the memory write is ExtCmp (not GO)
+    reg [NTXN-1:0] e_fbk;    // the pull brings no usable line: write the forwarded line instead
     reg [LW-1:0]   e_line  [0:NTXN-1];
     reg [PW-1:0]   e_port  [0:NTXN-1];
     reg [4:0]      e_op    [0:NTXN-1];
@@ -218,7 +253,7 @@ module coh_home_agent #(
     // error counters
     reg [CNT_W-1:0] e_cnt [0:NERR-1];
 
-    integer i1, i2, i3, j3, k3, i4, k4, i5, i8, i9;  // one set of loop variables per always block
+    integer i1, i2, i3, j3, k3, i4, k4, i5, i6, i8, i9;  // one set of loop variables per always block
 
     // ------------------------------------------------------------------ output queues
     reg  [N*3-1:0]      mq_in_v;
@@ -383,6 +418,16 @@ module coh_home_agent #(
     wire [11:0]  n_cqid = n_hdr[CXL_D2H_REQ_CQID_LSB +: CXL_D2H_REQ_CQID_W];
     wire [LW-1:0] n_line = n_hdr[CXL_D2H_REQ_ADDR_LSB +: CXL_D2H_REQ_ADDR_W];
 
+    // the new request reuses the CQID of a request of its port still owed an H2D answer
+    reg n_dup;
+    always @* begin
+        n_dup = 1'b0;
+        for (i6 = 0; i6 < NTXN; i6 = i6 + 1)
+            if (e_v[i6] && !e_binv[i6] && e_port[i6] == rq_gidx && e_cqid[i6] == n_cqid &&
+                (!e_dec[i6] || e_mrd[i6] || e_gap[i6]))
+                n_dup = 1'b1;
+    end
+
     // the start under evaluation (internal entry or new request)
     reg            a_kick;     // lane A does a back-invalidation this cycle
     reg            a_new;      // lane A considers the new request
@@ -402,8 +447,6 @@ module coh_home_agent #(
     reg [N-1:0]    s_sh, s_me;
     reg            s_hway;
     reg [DIW-1:0]  s_way;
-    reg [2:0]      s_snp;
-    reg [N-1:0]    s_tgt;
     reg            k_ok;
     always @* begin
         k_ok = 1'b1;
@@ -444,19 +487,13 @@ module coh_home_agent #(
         s_way = s_hit ? s_hitw : s_freew;
         s_me = {N{1'b0}};
         s_me[s_port] = 1'b1;
-        // snoop plan (only recorded holders, never the requester)
-        s_snp = CXL_H2D_REQ_OP_SNPINV;
-        s_tgt = {N{1'b0}};
-        if (s_coh && ((s_sh & ~s_me) != {N{1'b0}})) begin
-            if (inval_op(s_op)) begin
-                s_tgt = s_sh & ~s_me;
-            end else if ((s_op == CXL_D2H_REQ_OP_RDSHARED || s_op == CXL_D2H_REQ_OP_RDANY) && s_st == 2'd2) begin
-                s_snp = CXL_H2D_REQ_OP_SNPDATA; s_tgt = s_sh & ~s_me;
-            end else if (s_op == CXL_D2H_REQ_OP_RDCURR && s_st == 2'd2) begin
-                s_snp = CXL_H2D_REQ_OP_SNPCUR; s_tgt = s_sh & ~s_me;
-            end
-        end
     end
+
+    // snoop plan (only recorded holders, never the requester)
+    wire [2:0]   s_snp;
+    wire [N-1:0] s_tgt;
+    coh_snoop_plan #(.N(N)) u_plan (.op(s_op), .coh(s_coh), .st(s_st), .sh(s_sh), .me(s_me), .snp(s_snp),
+                                    .tgt(s_tgt));
 
     // decision when no snoop is needed
     wire [1:0]   da_st;
@@ -466,15 +503,20 @@ module coh_home_agent #(
     wire         da_fwd, da_wfwd;  // nothing forwarded without a snoop
     /* verilator lint_on UNUSEDSIGNAL */
     wire [3:0]   da_gost, da_pullop, da_gast;
+    wire         da_gaext;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire         da_fbk;  // nothing forwarded without a snoop
+    /* verilator lint_on UNUSEDSIGNAL */
     coh_decide #(.N(N)) u_dec_a (
         .op(s_op), .me(s_me), .st(s_st), .sh(s_sh), .snooped({N{1'b0}}), .keepb({N{1'b0}}),
         .dirty(1'b0), .keeps(1'b0), .have_fwd(1'b0), .coh(s_coh),
         .n_st(da_st), .n_sh(da_sh), .go_v(da_go), .go_st(da_gost), .src_mem(da_mem), .src_fwd(da_fwd),
         .wfwd(da_wfwd), .pull_v(da_pull), .pull_op(da_pullop), .acc_pull(da_acc), .ga_v(da_ga),
-        .ga_st(da_gast));
+        .ga_st(da_gast), .ga_ext(da_gaext), .fwd_bk(da_fbk));
 
     // lane A action and its output gating
     reg            a_start, a_alloc, a_chain, a_ill, a_decnow;
+    reg            a_dup, a_lineless, a_lok, a_now;
     reg [N-1:0]    a_need;
     reg            a_ok;
     always @* begin
@@ -486,13 +528,19 @@ module coh_home_agent #(
         for (i5 = 0; i5 < N; i5 = i5 + 1)
             if (a_need[i5] && mq_free[i5*CW +: CW] < MQ_NEED) a_ok = 1'b0;
         if (!a_kick && s_tgt == {N{1'b0}} && da_mem && rq_free < RQ_NEED) a_ok = 1'b0;
-        a_ill   = a_new && !legal_req(n_op);
-        a_chain = a_new && !a_ill && n_conf && nfree >= 2;
+        // requests answered at once, without a table entry: duplicate CQID (dropped), not a request
+        // opcode (GO-Err), CacheFlushed (GO-I); the answer needs room in the requester's queue
+        a_dup      = a_new && n_dup;
+        a_lineless = a_new && !n_dup && !legal_req(n_op);
+        a_lok      = mq_free[rq_gidx * CW +: CW] >= MQ_NEED;
+        a_now      = a_lineless && a_lok;
+        a_ill      = a_now && n_op != CXL_D2H_REQ_OP_CACHEFLUSHED;
+        a_chain = a_new && !a_dup && !a_lineless && n_conf && nfree >= 2;
         // a new request is accepted only while one entry stays free for a back-invalidation
-        a_alloc = a_new && !a_ill && !n_conf && nfree >= 2;
+        a_alloc = a_new && !a_dup && !a_lineless && !n_conf && nfree >= 2;
         a_start = (a_int || a_alloc) && !s_await && a_ok;
         a_decnow = a_start && s_tgt == {N{1'b0}};
-        rq_adv  = a_new && (a_ill || a_chain || (a_alloc && (s_await || a_ok)));
+        rq_adv  = a_new && (a_dup || a_now || a_chain || (a_alloc && (s_await || a_ok)));
     end
     assign d2h_req_ready = rq_adv ? rq_grant : {N{1'b0}};
     assign trc_valid = a_start || a_kick;
@@ -514,8 +562,10 @@ module coh_home_agent #(
     reg [127:0]    b_hdr;
     reg [511:0]    b_data;
     reg [11:0]     b_uq;
-    reg [4:0]      b_rop;
-    reg            b_bogus, b_pull, b_rng;
+    reg [4:0]      b_rop;   // D2H Rsp opcode as sent
+    reg            b_legal; // legal answer to the snoop of its UQID
+    reg [4:0]      b_ropx;  // the answer taken: an illegal one counts as RspIHitI
+    reg            b_bogus, b_bep, b_pull, b_rng;
     reg [EW-1:0]   b_e;
     reg [PW-1:0]   b_q;
     reg            b_snp_out, b_pull_out;
@@ -534,6 +584,7 @@ module coh_home_agent #(
         b_uq = b_isd ? b_hdr[CXL_D2H_DH_UQID_LSB +: 12] : b_hdr[CXL_D2H_RSP_UQID_LSB +: 12];
         b_rop = b_hdr[CXL_D2H_RSP_OPCODE_LSB +: CXL_D2H_RSP_OPCODE_W];
         b_bogus = b_hdr[CXL_D2H_DH_BOGUS_LSB];
+        b_bep = b_hdr[CXL_D2H_DH_BEP_LSB];
         b_pull = b_uq[11];
         b_e = b_pull ? b_uq[0 +: EW] : b_uq[PW +: EW];
         b_q = b_uq[0 +: PW];
@@ -542,20 +593,22 @@ module coh_home_agent #(
         if (!b_pull && 32'(b_q) >= N) b_rng = 1'b0;
         b_snp_out  = !b_pull && b_rng && e_v[b_e] && e_started[b_e] && e_sent[b_e][b_q] && !cmpl[b_e][b_q];
         b_pull_out = b_pull && b_rng && e_v[b_e] && e_pullp[b_e];
-        b_isfwd   = b_rop == CXL_D2H_RSP_OP_RSPSFWDM || b_rop == CXL_D2H_RSP_OP_RSPIFWDM ||
-                    b_rop == CXL_D2H_RSP_OP_RSPVFWDV;
-        b_iskeeps = b_rop == CXL_D2H_RSP_OP_RSPSHITSE || b_rop == CXL_D2H_RSP_OP_RSPSFWDM;
-        b_iskeep  = b_iskeeps || b_rop == CXL_D2H_RSP_OP_RSPVHITV || b_rop == CXL_D2H_RSP_OP_RSPVFWDV;
-        b_isdirty = b_rop == CXL_D2H_RSP_OP_RSPSFWDM || b_rop == CXL_D2H_RSP_OP_RSPIFWDM;
+        b_legal = legal_rsp(e_snp[b_e], b_rop);
+        b_ropx = b_legal ? b_rop : CXL_D2H_RSP_OP_RSPIHITI;
+        b_isfwd   = b_ropx == CXL_D2H_RSP_OP_RSPSFWDM || b_ropx == CXL_D2H_RSP_OP_RSPIFWDM ||
+                    b_ropx == CXL_D2H_RSP_OP_RSPVFWDV;
+        b_iskeeps = b_ropx == CXL_D2H_RSP_OP_RSPSHITSE || b_ropx == CXL_D2H_RSP_OP_RSPSFWDM;
+        b_iskeep  = b_iskeeps || b_ropx == CXL_D2H_RSP_OP_RSPVHITV || b_ropx == CXL_D2H_RSP_OP_RSPVFWDV;
+        b_isdirty = b_ropx == CXL_D2H_RSP_OP_RSPSFWDM || b_ropx == CXL_D2H_RSP_OP_RSPIFWDM;
         b_err = 6'd0;
         b_acc_rsp = 1'b0; b_acc_data = 1'b0; b_acc_pull = 1'b0; b_clr_d = 1'b0;
         if (b_any) begin
             if (!b_isd) begin
                 if (!b_snp_out) b_err[b_pull_out ? E_WRONG : E_USRSP] = 1'b1;
                 else if (b_q != b_p || e_rgot[b_e][b_q]) b_err[E_WRONG] = 1'b1;
-                else if (!legal_rsp(e_snp[b_e], b_rop)) b_err[E_ILLRSP] = 1'b1;
                 else begin
                     b_acc_rsp = 1'b1;
+                    if (!b_legal) b_err[E_ILLRSP] = 1'b1;
                     if (!b_isfwd && e_dgot[b_e][b_q]) begin
                         b_clr_d = 1'b1; b_err[E_USDATA] = 1'b1;
                     end
@@ -563,7 +616,10 @@ module coh_home_agent #(
             end else if (b_pull) begin
                 if (!b_pull_out) b_err[E_USDATA] = 1'b1;
                 else if (e_port[b_e] != b_p) b_err[E_WRONG] = 1'b1;
-                else b_acc_pull = 1'b1;
+                else begin
+                    b_acc_pull = 1'b1;
+                    if (b_bep) b_err[E_USDATA] = 1'b1;  // byte enables this agent cannot apply
+                end
             end else begin
                 if (!b_snp_out) b_err[E_USDATA] = 1'b1;
                 else if (b_q != b_p) b_err[E_WRONG] = 1'b1;
@@ -591,14 +647,15 @@ module coh_home_agent #(
     wire [N-1:0] db_sh;
     wire         db_go, db_mem, db_fwd, db_wfwd, db_pull, db_acc, db_ga;
     wire [3:0]   db_gost, db_pullop, db_gast;
+    wire         db_gaext, db_fbk;
     coh_decide #(.N(N)) u_dec_b (
         .op(e_op[b_e]), .me(b_me), .st(e_dst[b_e]), .sh(e_dsh[b_e]), .snooped(e_sent[b_e]),
         .keepb(bx_keepb), .dirty(bx_dirty), .keeps(bx_keeps), .have_fwd(bx_hfwd), .coh(e_coh[b_e]),
         .n_st(db_st), .n_sh(db_sh), .go_v(db_go), .go_st(db_gost), .src_mem(db_mem), .src_fwd(db_fwd),
         .wfwd(db_wfwd), .pull_v(db_pull), .pull_op(db_pullop), .acc_pull(db_acc), .ga_v(db_ga),
-        .ga_st(db_gast));
+        .ga_st(db_gast), .ga_ext(db_gaext), .fwd_bk(db_fbk));
 
-    reg b_ok, b_fire, b_dec, b_bdone, b_pwr, b_pgo;
+    reg b_ok, b_fire, b_dec, b_bdone, b_pwr, b_pnew, b_pgo;
     always @* begin
         b_ok = mq_free[e_port[b_e] * CW +: CW] >= MQ_NEED && dq_free[e_port[b_e] * CW +: CW] >= DQ_NEED &&
                rq_free >= RQ_NEED && wq_free >= WQ_NEED;
@@ -606,8 +663,9 @@ module coh_home_agent #(
         b_adv = b_fire;
         b_dec   = b_fire && b_done && !e_binv[b_e];
         b_bdone = b_fire && b_done && e_binv[b_e];
-        b_pwr   = b_fire && b_acc_pull && e_acc[b_e] && !b_bogus;        // pulled line to memory
-        b_pgo   = b_fire && b_acc_pull && e_gap[b_e] && !b_pwr;          // GO now (nothing to wait for)
+        b_pnew  = e_acc[b_e] && !b_bogus && !b_bep;                        // the pulled line is written
+        b_pwr   = b_fire && b_acc_pull && (b_pnew || e_fbk[b_e]);         // a line goes to memory
+        b_pgo   = b_fire && b_acc_pull && e_gap[b_e] && !b_pwr;          // GO / ExtCmp now
     end
     assign d2h_rsp_ready  = b_fire ? b_grant[N-1:0] : {N{1'b0}};
     assign d2h_data_ready = b_fire ? b_grant[2*N-1:N] : {N{1'b0}};
@@ -628,6 +686,12 @@ module coh_home_agent #(
     assign s2m_ndr_ready = c_nfire;
 
     // ------------------------------------------------------------------ queue writes
+    // the H2D Rsp an entry sends once its memory writes completed: GO (e_gast) or ExtCmp
+    function automatic [127:0] after_h(input [EW-1:0] e);
+        after_h = e_gaext[e] ? h2d_rsp_h(CXL_H2D_RSP_OP_EXTCMP, 12'd0, e_cqid[e], cid_of(e_port[e]))
+                             : h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(e_gast[e]), e_cqid[e], cid_of(e_port[e]));
+    endfunction
+
     always @* begin
         mq_in_v = {N*3{1'b0}};
         mq_in_d = {N*3*MQW{1'b0}};
@@ -643,6 +707,11 @@ module coh_home_agent #(
                 mq_in_v[i8*3 + 0] = 1'b1;
                 mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b0, h2d_req_h(s_snp, s_line, snp_uqid(s_e, PW'(i8)),
                                                                  cid_of(PW'(i8)))};
+            end else if (a_now && rq_gidx == PW'(i8)) begin
+                // CacheFlushed: GO-I; an opcode that is not a request: GO-Err
+                mq_in_v[i8*3 + 0] = 1'b1;
+                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b1, h2d_rsp_h(CXL_H2D_RSP_OP_GO,
+                    12'(a_ill ? CXL_GO_STATE_ERR : CXL_GO_STATE_I), n_cqid, cid_of(rq_gidx))};
             end else if (a_decnow && s_port == PW'(i8) && (da_go || da_pull)) begin
                 mq_in_v[i8*3 + 0] = 1'b1;
                 mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b1,
@@ -654,7 +723,7 @@ module coh_home_agent #(
             if (e_port[b_e] == PW'(i8) && ((b_dec && (db_go || db_pull)) || b_pgo)) begin
                 mq_in_v[i8*3 + 1] = 1'b1;
                 mq_in_d[(i8*3 + 1)*MQW +: MQW] = {1'b1,
-                    b_pgo ? h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(e_gast[b_e]), e_cqid[b_e], cid_of(e_port[b_e]))
+                    b_pgo ? after_h(b_e)
                   : db_go ? h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(db_gost), e_cqid[b_e], cid_of(e_port[b_e]))
                   : h2d_rsp_h(db_pullop, (db_pullop == CXL_H2D_RSP_OP_GO_WRITEPULL_DROP) ? 12'd0
                                          : pull_uqid(b_e), e_cqid[b_e], cid_of(e_port[b_e]))};
@@ -666,8 +735,7 @@ module coh_home_agent #(
             // lane C: MemRd data to the requester; GO once the last memory write completed
             if (c_ngo && e_port[c_ne] == PW'(i8)) begin
                 mq_in_v[i8*3 + 2] = 1'b1;
-                mq_in_d[(i8*3 + 2)*MQW +: MQW] = {1'b1, h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(e_gast[c_ne]),
-                                                                 e_cqid[c_ne], cid_of(e_port[c_ne]))};
+                mq_in_d[(i8*3 + 2)*MQW +: MQW] = {1'b1, after_h(c_ne)};
             end
             if (c_dfire && c_dok && e_port[c_de] == PW'(i8)) begin
                 dq_in_v[i8*2 + 1] = 1'b1;
@@ -677,7 +745,7 @@ module coh_home_agent #(
         rq_in_v = {a_decnow && da_mem, b_dec && db_mem};
         rq_in_d = {EW'(s_e), s_line, EW'(b_e), e_line[b_e]};
         wq_in_v = (b_dec && db_wfwd) || (b_bdone && bx_dirty && bx_hfwd) || b_pwr;
-        wq_in_d = {EW'(b_e), e_line[b_e], b_pwr ? b_data : b_fval};
+        wq_in_d = {EW'(b_e), e_line[b_e], (b_pwr && b_pnew) ? b_data : b_fval};
     end
 
     wire c_derr = c_dfire && !c_dok;
@@ -744,6 +812,7 @@ module coh_home_agent #(
                 e_rgot[f0] <= {N{1'b0}}; e_fexp[f0] <= {N{1'b0}}; e_dgot[f0] <= {N{1'b0}};
                 e_keepb[f0] <= {N{1'b0}}; e_dirty[f0] <= 1'b0; e_keeps[f0] <= 1'b0; e_hfwd[f0] <= 1'b0;
                 e_mrd[f0] <= 1'b0; e_wrp[f0] <= 1'b0; e_pullp[f0] <= 1'b0; e_gap[f0] <= 1'b0;
+                e_gaext[f0] <= 1'b0; e_fbk[f0] <= 1'b0;
                 e_acc[f0] <= 1'b0; e_port[f0] <= {PW{1'b0}}; e_op[f0] <= 5'd0; e_cqid[f0] <= 12'd0;
             end
             if (a_chain || a_alloc && (s_await || a_ok)) begin
@@ -774,6 +843,8 @@ module coh_home_agent #(
                 e_acc[s_e] <= da_acc;
                 e_gap[s_e] <= a_decnow && da_ga;
                 e_gast[s_e] <= da_gast;
+                e_gaext[s_e] <= da_gaext;
+                e_fbk[s_e] <= 1'b0;
             end
             if (a_dir_we) begin
                 if (!a_decnow) begin
@@ -807,6 +878,8 @@ module coh_home_agent #(
                 e_acc[b_e] <= db_acc;
                 e_gap[b_e] <= db_ga;
                 e_gast[b_e] <= db_gast;
+                e_gaext[b_e] <= db_gaext;
+                e_fbk[b_e] <= db_fbk;
                 if (e_coh[b_e] && e_hway[b_e]) begin
                     if (db_sh == {N{1'b0}}) begin
                         d_v[e_way[b_e]] <= 1'b0;
@@ -835,7 +908,7 @@ module coh_home_agent #(
 
             // errors
             err_pulse <= 6'd0;
-            err_pulse[E_ILL] <= a_ill;
+            err_pulse[E_ILL] <= a_ill || a_dup;
             err_pulse[E_USRSP] <= b_fire && b_err[E_USRSP];
             err_pulse[E_USDATA] <= b_fire && b_err[E_USDATA];
             err_pulse[E_WRONG] <= b_fire && b_err[E_WRONG];
@@ -844,7 +917,7 @@ module coh_home_agent #(
             for (i9 = 0; i9 < NERR; i9 = i9 + 1) begin
                 if (i9 == E_USMEM) begin
                     if (c_derr || c_nerr) e_cnt[i9] <= sat_add(e_cnt[i9], {1'b0, c_derr} + {1'b0, c_nerr});
-                end else if ((i9 == E_ILL) ? a_ill : (b_fire && b_err[i9])) begin
+                end else if ((i9 == E_ILL) ? (a_ill || a_dup) : (b_fire && b_err[i9])) begin
                     e_cnt[i9] <= sat_add(e_cnt[i9], 2'd1);
                 end
             end
@@ -857,3 +930,4 @@ module coh_home_agent #(
         end
     endgenerate
 endmodule
+`resetall

@@ -2,6 +2,9 @@
 // Credit counter: add credits returned this cycle, take one when sending. Saturates at all-ones
 // (a sender's counter must never wrap). A take while empty is a protocol error: it is ignored
 // (the count is not decremented) and sets the sticky `underflow` flag.
+// Timing: both candidate sums (cnt + add and cnt + add - 1) are formed in parallel and `take`
+// only selects between them at the end, so a late `take` (a formatter's decision in the same
+// cycle) adds one mux level, not an adder; `avail` comes straight from a register.
 module credit_counter #(
     parameter integer           WIDTH = 8,             // counter width, 1..31; saturates at 2^WIDTH - 1
     parameter [WIDTH-1:0]       INIT  = {WIDTH{1'b0}}  // count after reset
@@ -22,23 +25,36 @@ module credit_counter #(
         end
     endgenerate
 
-    localparam [WIDTH:0] MAX = {1'b0, {WIDTH{1'b1}}};
+    localparam [WIDTH-1:0] ONES = {WIDTH{1'b1}};
 
     reg [WIDTH-1:0] cnt;
+    reg             nz;       // cnt != 0, kept in its own flop
 
-    wire          take_ok = take && avail;
-    wire [WIDTH:0] sum    = {1'b0, cnt} + {1'b0, add} - {{WIDTH{1'b0}}, take_ok};
+    // sum0 = cnt + add; sum1 = cnt + add - 1 modulo 2^(WIDTH+1), exact whenever it is selected
+    // (take_ok needs cnt >= 1). Bit WIDTH set means the count is above ONES: saturate.
+    wire [WIDTH:0]   sum0 = {1'b0, cnt} + {1'b0, add};
+    wire [WIDTH:0]   sum1 = {1'b0, cnt} + {1'b0, add} + {(WIDTH + 1){1'b1}};
+    wire [WIDTH-1:0] sat0 = sum0[WIDTH] ? ONES : sum0[WIDTH-1:0];
+    wire [WIDTH-1:0] sat1 = sum1[WIDTH] ? ONES : sum1[WIDTH-1:0];
+    wire             take_ok = take && nz;
+    wire [WIDTH-1:0] nxt     = take_ok ? sat1 : sat0;
+    // nxt != 0 without waiting for the sums: a take leaves zero only from cnt == 1 with add == 0
+    wire             add_nz  = (add != {WIDTH{1'b0}});
+    wire             cnt_one = (cnt == WIDTH'(1));
+    wire             nz_nxt  = take_ok ? !(cnt_one && !add_nz) : (nz || add_nz);
 
-    assign avail = (cnt != {WIDTH{1'b0}});
+    assign avail = nz;
     assign count = cnt;
 
     always @(posedge clk) begin
         if (rst) begin
             cnt <= INIT;
+            nz  <= (INIT != {WIDTH{1'b0}});
             underflow <= 1'b0;
         end else begin
-            cnt <= (sum > MAX) ? {WIDTH{1'b1}} : sum[WIDTH-1:0];
-            if (take && !avail) underflow <= 1'b1;
+            cnt <= nxt;
+            nz  <= nz_nxt;
+            if (take && !nz) underflow <= 1'b1;
         end
     end
 endmodule

@@ -1,14 +1,25 @@
-// Tier-2 memory node responder (CXL.mem device side, message level) for the rack-edge co-simulation.
-// Answers every M2S Req with one S2M DRS MemData and every M2S RwD with one S2M NDR Cmp, each exactly
-// `lat` cycles after the request was accepted (in order per class; a later answer waits behind an
-// earlier one the fabric has not taken yet). It stands for the far memory's own time, which the
-// co-simulation measures at this boundary and reports separately from the RTL fabric hops.
-// Contents are a function of the line address (DATA_TAG, line) so a reader can check every line it
-// gets back without a storage model; written data is acknowledged and dropped.
+// Memory node (CXL.mem device side, message level) for the rack-edge co-simulation: tier-2 memory
+// and the home agent's memory. Answers every M2S Req with one S2M DRS MemData and every M2S RwD
+// with one S2M NDR Cmp, each exactly `lat` cycles after the request was accepted (in order per
+// class; a later answer waits behind an earlier one the fabric has not taken yet). It stands for
+// the far memory's own time, which the co-simulation measures at this boundary and reports
+// separately from the fabric hops.
+//
+// Contents: a line that was never written reads as its image {DATA_TAG, Addr[51:6]} in every
+// 64-bit word; a written line reads back what was written. Storage is sparse in the sense of a
+// direct-mapped store of 2^AW lines indexed by Addr[6+AW-1:6], each entry tagged with the rest of
+// the line address and the reset epoch: an entry counts only if both match, so a line is
+// remembered exactly while no other line with the same index has been written since (an
+// overwrite of another line's data is counted on `stat_alias`; the co-simulation sizes AW to its
+// address window so it stays 0). The epoch (incremented by every reset) forgets all lines at
+// reset without a clearing loop. Ordering: a write takes effect when the RwD is accepted; a read
+// takes its data when the Req is accepted (a read and a write of one line accepted in the same
+// cycle: the read sees the old data).
 module sp_mem_node #(
     parameter integer DEPTH = 32,              // outstanding requests per class
     parameter integer LAT_W = 16,
-    parameter [17:0]  DATA_TAG = 18'h3C0DE     // upper bits of each 64-bit word of a returned line
+    parameter integer AW    = 4,               // stored lines = 2^AW (1..24); the co-simulation sets 18
+    parameter [17:0]  DATA_TAG = 18'h3C0DE     // upper bits of each 64-bit word of an unwritten line
 ) (
     input  wire             clk,
     input  wire             rst,
@@ -19,33 +30,76 @@ module sp_mem_node #(
     output wire             m2s_rwd_ready,
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [127:0]     m2s_req_hdr,       // Tag, LD-ID and Addr are used
-    input  wire [127:0]     m2s_rwd_hdr,       // only Tag and LD-ID are used
-    input  wire [511:0]     m2s_rwd_data,      // written data is dropped (see header)
+    input  wire [127:0]     m2s_rwd_hdr,       // Tag, LD-ID and Addr are used
     /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [511:0]     m2s_rwd_data,
     output wire             s2m_ndr_valid,
     input  wire             s2m_ndr_ready,
     output wire [127:0]     s2m_ndr_hdr,
     output wire             s2m_drs_valid,
     input  wire             s2m_drs_ready,
     output wire [127:0]     s2m_drs_hdr,
-    output wire [511:0]     s2m_drs_data
+    output wire [511:0]     s2m_drs_data,
+    output reg  [31:0]      stat_alias         // writes that overwrote another line's stored data
 );
     `include "cxl_defs.vh"
-    localparam integer TW = 32;                        // timestamp width (wrap-safe compare)
-    localparam integer RDW = TW + 16 + 4 + 46;         // {due, tag, ldid, line}
+    localparam integer TW  = 32;                       // timestamp width (wrap-safe compare)
+    localparam integer EW  = 4;                        // reset epoch bits
+    localparam integer KW  = 46 - AW;                  // line-address bits kept as the entry tag
+    localparam integer RDW = TW + 16 + 4 + 512;        // {due, tag, ldid, data}
     localparam integer WRW = TW + 16 + 4;              // {due, tag, ldid}
     localparam [1:0] META_NOOP = 2'b11;
 
+    // illegal parameters are refused at elaboration
+    generate
+        if (AW < 1 || AW > 24) begin : g_bad_aw
+            initial $fatal(1, "sp_mem_node: AW=%0d outside 1..24", AW);
+        end
+    endgenerate
+
     reg [TW-1:0] now;
+    reg          rst_q;
+    reg [EW-1:0] epoch;                                // entries written before the last reset are stale
     always @(posedge clk) begin
+        rst_q <= rst;
         if (rst) now <= {TW{1'b0}};
         else     now <= now + {{(TW-1){1'b0}}, 1'b1};
+        if (rst && !rst_q) epoch <= epoch + {{(EW-1){1'b0}}, 1'b1};
     end
     wire [TW-1:0] due = now + {{(TW-LAT_W){1'b0}}, lat};
 
+    // ---------------------------------------------------------------- line store
+    reg [511:0]      mem  [0:(1 << AW)-1];
+    reg [EW+KW-1:0]  mkey [0:(1 << AW)-1];             // {epoch, Addr[51:6+AW]} of the stored line
+
+    function automatic [511:0] image(input [45:0] line);
+        image = {8{DATA_TAG, line}};
+    endfunction
+
+    wire [45:0]   rd_line = m2s_req_hdr[CXL_M2S_REQ_ADDR_LSB +: 46];
+    wire [45:0]   wr_line = m2s_rwd_hdr[CXL_M2S_RWD_ADDR_LSB +: 46];
+    wire [AW-1:0] rd_idx  = rd_line[AW-1:0];
+    wire [AW-1:0] wr_idx  = wr_line[AW-1:0];
+    wire          rd_hit  = (mkey[rd_idx] == {epoch, rd_line[45:AW]});
+    wire [511:0]  rd_now  = rd_hit ? mem[rd_idx] : image(rd_line);
+    wire [EW+KW-1:0] wr_old = mkey[wr_idx];
+    wire          wr_fire = m2s_rwd_valid && m2s_rwd_ready;
+
+    always @(posedge clk) begin
+        if (wr_fire) begin
+            mem[wr_idx]  <= m2s_rwd_data;
+            mkey[wr_idx] <= {epoch, wr_line[45:AW]};
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) stat_alias <= 32'd0;
+        else if (wr_fire && wr_old[EW+KW-1 -: EW] == epoch && wr_old[KW-1:0] != wr_line[45:AW])
+            stat_alias <= stat_alias + 32'd1;
+    end
+
     // ---------------------------------------------------------------- reads: M2S Req -> S2M DRS
     wire [RDW-1:0] rd_in = {due, m2s_req_hdr[CXL_M2S_REQ_TAG_LSB +: 16], m2s_req_hdr[CXL_M2S_REQ_LDID_LSB +: 4],
-                            m2s_req_hdr[CXL_M2S_REQ_ADDR_LSB +: 46]};
+                            rd_now};
     wire           rd_v;
     wire [RDW-1:0] rd_q;
     wire           rd_due = ($signed(now - rd_q[RDW-1 -: TW]) >= 0);
@@ -54,11 +108,9 @@ module sp_mem_node #(
         .clk(clk), .rst(rst), .in_valid(m2s_req_valid), .in_ready(m2s_req_ready), .in_data(rd_in),
         .out_valid(rd_v), .out_ready(s2m_drs_valid && s2m_drs_ready), .out_data(rd_q), .count());
     /* verilator lint_on PINCONNECTEMPTY */
-    wire [45:0] rd_line = rd_q[45:0];
-    wire [63:0] word    = {DATA_TAG, rd_line};
     assign s2m_drs_valid = rd_v && rd_due;
-    assign s2m_drs_data  = {8{word}};
-    assign s2m_drs_hdr   = drs_hdr(rd_q[46 + 4 +: 16], rd_q[46 +: 4]);
+    assign s2m_drs_data  = rd_q[511:0];
+    assign s2m_drs_hdr   = drs_hdr(rd_q[512 + 4 +: 16], rd_q[512 +: 4]);
 
     // ---------------------------------------------------------------- writes: M2S RwD -> S2M NDR
     wire [WRW-1:0] wr_in = {due, m2s_rwd_hdr[CXL_M2S_RWD_TAG_LSB +: 16], m2s_rwd_hdr[CXL_M2S_RWD_LDID_LSB +: 4]};

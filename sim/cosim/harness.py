@@ -13,10 +13,9 @@ XLink response side and on the peers, peer request rate and snoop-answer delay.
 """
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict, deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from cocotb.clock import Clock
@@ -26,9 +25,11 @@ from models.bridge.packets import NVLINK, UALINK, XlHeader, XlOp, len_field_for
 from models.coherence.device import DeviceCache
 from models.coherence.msgs import CD2HReq, CD2HRsp, CH2DReq, from_cxl, to_cxl
 from models.cxl.messages import D2HReqOp, H2DData, H2DReq, H2DRsp
-from models.switch import HDM_UNIT, HdmDecoder, PortConfig, SwitchConfig
+from models.switch import SwitchConfig
+from sim.cosim.knobs import CosimCfg
 from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
-from tb.switch.regs import COUNTERS, config_writes
+from tb.common.cfg_agent import CfgAgent
+from tb.switch.regs import RESP_OK
 
 DATA_TAG = 0x3C0DE            # sp_mem_node: each 64-bit word of a line = {DATA_TAG, Addr[51:6]}
 KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr", 7: "coh_wr"}
@@ -36,39 +37,6 @@ KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr",
 B_REQ, B_RWD, B_NDR, B_DRS, B_D2H, B_H2D = range(6)
 N_REQ, N_RWD, N_NDR, N_DRS = range(4)
 PEER_OPS = (D2HReqOp.RDSHARED, D2HReqOp.RDOWN, D2HReqOp.RDANY, D2HReqOp.CLEANEVICT, D2HReqOp.CLEANEVICTNODATA)
-
-
-@dataclass
-class CosimCfg:
-    n_per_bridge: int = 150
-    nbr: int = 2
-    sources: tuple[str, ...] = ("tiering", "llm")   # per bridge: "tiering" or "llm"
-    mode: str = "direct"          # direct: one switch hop (HBR); cascade: two switch hops (PBR)
-    t2_lat: int = 60              # tier-2 memory node time (cycles), excluded from fabric hops
-    ha_lat: int = 40              # home agent memory time (cycles), excluded likewise
-    idle_p: float = 0.95          # probability of an idle cycle before presenting each request
-                                  # (default: light load, as the unloaded system model assumes)
-    ready_p: float = 1.0          # XLink response-side ready probability (back-pressure)
-    peer_p: float = 0.03          # per-cycle probability that a peer issues a request
-    peer_delay: int = 4           # max snoop-answer delay of a peer (cycles, random)
-    peer_ready_p: float = 1.0     # ready probability on the peers' H2D channels
-    pattern: str | None = None    # tiering pattern (default: tiering.yaml's)
-    model: str | None = None      # LLM key (default: first in llm_training.yaml)
-    ws_lines: int = 2048
-    read_share: float = 0.75
-    coh_share: float = 0.2
-    coh_lines: int = 64
-    max_cycles: int = 400000
-
-    @classmethod
-    def from_json(cls, text: str) -> "CosimCfg":
-        d = json.loads(text) if text else {}
-        if "sources" in d:
-            d["sources"] = tuple(d["sources"])
-        return cls(**d)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self))
 
 
 def line_word(line: int) -> int:
@@ -154,6 +122,7 @@ class Peer:
 class EdgeHarness:
     def __init__(self, dut: Any, cfg: CosimCfg, seed: int, win: Window = Window()) -> None:
         self.dut, self.cfg, self.seed, self.win = dut, cfg, seed, win
+        self.regs = CfgAgent(dut, resp_ok=RESP_OK, sel="sel")     # both switches' registers (cfg_sel)
         self.nbr = len(dut.xl_rx_valid)
         self.npeer = len(dut.peer_d2h_req_valid)
         self.ntap = len(dut.tap_valid)
@@ -199,52 +168,16 @@ class EdgeHarness:
                 self.pending[b].append(x)
 
     def switch_configs(self) -> tuple[SwitchConfig, SwitchConfig | None]:
-        base = self.win.hpa_base // HDM_UNIT * HDM_UNIT
-        if self.cfg.mode == "direct":
-            dec = HdmDecoder.make(base, HDM_UNIT, 1, 256, (2,))
-            ports = [PortConfig.usp(), PortConfig.usp(), PortConfig.dsp(), PortConfig.dsp(enabled=False)]
-            return SwitchConfig("hbr", ports, [dec]), None
-        if self.cfg.mode == "cascade":
-            if self.nmn < 3:
-                raise ValueError("cascade mode needs the RTL top built with CASCADE=1")
-            dec = HdmDecoder.make(base, 2 * HDM_UNIT, 2, 256, (0x21, 0x22))
-            a = SwitchConfig("pbr", [PortConfig.usp(0x10), PortConfig.usp(0x11), PortConfig.dsp(0x12),
-                                     PortConfig.fabric()], [dec], routes={0x21: 3, 0x22: 3})
-            bsw = SwitchConfig("pbr", [PortConfig.fabric(), PortConfig.dsp(0x21), PortConfig.dsp(0x22)], [],
-                               routes={0x10: 0, 0x11: 0, 0x12: 0})
-            return a, bsw
-        raise ValueError(f"switch mode {self.cfg.mode!r}: 'direct' or 'cascade'")
-
-    async def cfg_access(self, sel: int, addr: int, data: int = 0, write: bool = True) -> tuple[int, int]:
-        d = self.dut
-        await FallingEdge(d.clk)
-        d.cfg_sel.value = sel
-        d.cfg_valid.value = 1
-        d.cfg_write.value = int(write)
-        d.cfg_addr.value = addr
-        d.cfg_wdata.value = data
-        await RisingEdge(d.clk)
-        await FallingEdge(d.clk)
-        d.cfg_valid.value = 0
-        await ReadOnly()
-        assert int(d.cfg_rvalid.value) == 1, "cfg response missing"
-        return int(d.cfg_resp.value), int(d.cfg_rdata.value)
+        from sim.cosim.hil import switch_configs
+        return switch_configs(self.cfg.mode, self.win, self.nmn)
 
     async def program(self) -> None:
-        a, bsw = self.switch_configs()
-        for sel, sc in ((0, a), (1, bsw)):
-            if sc is None:
-                continue
-            for w in config_writes(sc, 4):
-                resp, _ = await self.cfg_access(sel, w.addr, w.data)
-                assert resp == 0, f"switch {'AB'[sel]} config write {w.addr:#x} <- {w.data:#x} rejected ({resp})"
+        from sim.cosim.hil import program_switches
+        await program_switches(self.regs, self.cfg.mode, self.win, self.nmn)
 
     async def counters(self, sel: int) -> dict[str, int]:
-        out = {}
-        for k, name in enumerate(COUNTERS):
-            _, v = await self.cfg_access(sel, 0x300 + k, write=False)
-            out[name] = v
-        return out
+        from sim.cosim.hil import read_counters
+        return await read_counters(self.regs, sel)
 
     async def start(self) -> None:
         d = self.dut

@@ -1,9 +1,11 @@
 """Parse the scoring targets from targets.md at run time (paper values are never typed into code).
 
 Sections 1-4 are scored. Each value text becomes a `Spec`:
-point ("2.0x", "130 ns") -> within +-25 %; range ("100-250 ns", "+70-90 ns", "tens to hundreds
-of ns" = 10-1000 ns) -> inside; bound ("< 500 ns", "<= 150 ns (25.6T), ...": the first bound,
-"> 1 us") -> satisfied; "ordering" -> a qualitative check. Section 4 (case studies) rows hold several
+point ("2.0x", "130 ns") -> within the tolerance of the rules; range ("100-250 ns", "+70-90 ns",
+"tens to hundreds of ns" = 10-1000 ns) -> inside; bound ("< 500 ns", "<= 150 ns (25.6T), ...": the
+first bound, "> 1 us") -> satisfied; "ordering" -> a qualitative check. The verdict rules themselves
+(the point tolerance, and whether a speedup target needs a value above 1.0) are read from the
+file's "Rules" paragraph by `load_rules`; a file without a point tolerance cannot be scored. Section 4 (case studies) rows hold several
 values ("<a>x / <b>x (<c> s / <d> s)"); `parse_values` splits them, each scored as its own row.
 """
 from __future__ import annotations
@@ -16,7 +18,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SCORED_SECTIONS = (1, 2, 3, 4)
 CASE_SECTION = 4
-POINT_TOLERANCE = 0.25  # targets.md: "within ±25%" unless a row says otherwise
 UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6}
 
 
@@ -27,6 +28,39 @@ class Spec:
     hi: float | None = None
     unit: str = ""
     inclusive: bool = False
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Verdict rules stated in targets.md."""
+
+    point_tolerance: float          # |ours / paper - 1| allowed for a point value
+    speedup_floor: float | None     # a speedup target ("Nx" above 1) needs ours above this, or None
+    text: str                       # the sentences the rules were read from
+
+    def describe(self) -> str:
+        s = f"point value: hit within ±{self.point_tolerance * 100:g} %"
+        if self.speedup_floor is not None:
+            s += f", and a speedup target is met only by a value above {self.speedup_floor:g}"
+        return s + "; range or bound: in/out"
+
+
+def parse_rules(text: str, origin: str = "targets.md") -> Rules:
+    flat = " ".join(text.split())
+    m = re.search(r"within\s*(?:±|\+/?-)\s*([0-9]+(?:\.[0-9]+)?)\s*%", flat)
+    if not m:
+        raise ValueError(f"{origin}: no point-value tolerance ('within ±N%') found in the rules")
+    floor = re.search(r"speedup target[^.]*?met only by a value above\s*([0-9]+(?:\.[0-9]+)?)", flat, re.I)
+    sentences = [x.strip() for x in re.split(r"(?<=[.:])\s+", flat) if "within" in x or "speedup target" in x.lower()]
+    return Rules(float(m.group(1)) / 100.0, float(floor.group(1)) if floor else None, " ".join(sentences))
+
+
+def load_rules(path: Path | None = None) -> Rules:
+    """The verdict rules of targets.md: the bullet list before the first numbered section."""
+    path = path or targets_path()
+    text = path.read_text(encoding="utf-8")
+    head = re.split(r"^##\s+1\.", text, maxsplit=1, flags=re.M)[0]
+    return parse_rules(head, str(path))
 
 
 @dataclass(frozen=True)

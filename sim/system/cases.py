@@ -28,16 +28,11 @@ from typing import Iterable
 
 import numpy as np
 
-from sim.system.config import Config, apply_config_file, apply_sets
+from sim.config.build import CASES_YAML, DEFAULT_HARDWARE, TIERING_YAML, WORKLOAD_YAML, Config, load_config
 from sim.system.latency import Paths, compute_paths
 from sim.system.measured import Measured
-from sim.system.model import TIERING_YAML, build_config
-from sim.system.training import fabric
-from sim.traffic.cases import CASES_YAML, TIME_SUFFIX, CaseCommon, CaseProfile, Phase, load_cases
-from sim.traffic.llm import LLM_YAML
-from sim.traffic.schema import load_tree_into
-
-CASES_PREFIX = "cases"
+from sim.system.training import cxl_bandwidth, scaleout_level
+from sim.traffic.cases import TIME_SUFFIX, CaseCommon, CaseProfile, Phase, load_case_file
 
 
 @dataclass(frozen=True)
@@ -76,17 +71,13 @@ class CaseResult:
     values: dict[str, CaseValue]   # every phase, composite and <phase>_time
 
 
-def build_case_config(config_file: Path | None = None, sets: Iterable[str] = (), workload_file: Path = LLM_YAML,
+def build_case_config(config_file: Path | None = None, sets: Iterable[str] = (), workload_file: Path = WORKLOAD_YAML,
                       tiering_file: Path = TIERING_YAML, latencies_from: Path | None = None,
-                      cases_file: Path = CASES_YAML) -> tuple[Config, Measured | None]:
-    """`build_config` plus the case profiles under `cases.*`, with the same override order
-    (defaults <- measured RTL latencies <- --config file <- --set), so `--set cases....` works."""
-    cfg, measured = build_config(None, (), workload_file, tiering_file, latencies_from)
-    load_tree_into(cfg, Path(cases_file), CASES_PREFIX)
-    if config_file is not None:
-        apply_config_file(cfg, Path(config_file))
-    apply_sets(cfg, sets)
-    return cfg, measured
+                      cases_file: Path = CASES_YAML, hardware: str = DEFAULT_HARDWARE) -> tuple[Config, Measured | None]:
+    """The run's configuration with the case profiles under `cases.*` (same override order as every
+    run: defaults <- measured RTL latencies <- --config file <- --set), so `--set cases....` works."""
+    cfg = load_config(hardware, config_file, sets, workload_file, tiering_file, cases_file, latencies_from)
+    return cfg, cfg.measured
 
 
 def case_paths(cfg: Config, common: CaseCommon) -> CasePaths:
@@ -95,8 +86,8 @@ def case_paths(cfg: Config, common: CaseCommon) -> CasePaths:
     sub = cfg.with_values({"topology.tier2_switch_hops": k, "ib.switch_hops": k,
                            "fabric.intra_rack_cable_m": m, "fabric.inter_rack_cable_m": m}, "case-study topology")
     p: Paths = compute_paths(sub)
-    cxl_bw = fabric(sub, "scalepool", p).inter_bw / 1e9
-    ib_bw = fabric(sub, "baseline", p).inter_bw / 1e9
+    cxl_bw = cxl_bandwidth(sub) / 1e9
+    ib_bw = scaleout_level(sub.hardware).busbw / 1e9
     return CasePaths(p.sp_tier2_read, p.rdma_read, cxl_bw, ib_bw, common.rdma_copy_gbps, k, m)
 
 
@@ -191,11 +182,11 @@ def evaluate_case(profile: CaseProfile, cp: CasePaths, line_bytes: float = 64.0)
     return CaseResult(profile, vals)
 
 
-def run_cases(cfg: Config, prefix: str = CASES_PREFIX) -> tuple[CasePaths, list[CaseResult]]:
-    """Every case profile of a config built with `build_case_config`."""
-    common, profiles = load_cases(cfg, prefix)
+def run_cases(cfg: Config) -> tuple[CasePaths, list[CaseResult]]:
+    """Every case profile of a configuration (the shipped profile file when it was built without one)."""
+    common, profiles = cfg.cases if cfg.cases is not None else load_case_file(CASES_YAML)
     cp = case_paths(cfg, common)
-    return cp, [evaluate_case(p, cp, float(cfg.get("fabric.line_bytes"))) for p in profiles]
+    return cp, [evaluate_case(p, cp, float(cfg.system.fabric.line_bytes)) for p in profiles]
 
 
 __all__ = ["CasePaths", "CaseResult", "CaseValue", "build_case_config", "case_paths", "evaluate_case",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sim.system.config import Config
+from sim.config.build import Config
 
 
 @dataclass(frozen=True)
@@ -36,49 +36,40 @@ class Paths:
         return asdict(self)
 
 
-def hop_ns(cfg: Config, key: str) -> float:
-    """A hop parameter; when it came from an RTL measurement with added port figures
-    (sim/system/measured.py `plus`), recomputed from the core time and the current values of those
-    parameters, so a --set of a port figure still counts. A --set of the hop itself wins."""
-    leaf = cfg.leaves[key]
-    comp = leaf.get("rtl")
-    if comp and not str(leaf["source"]).startswith("override"):
-        return float(comp["core_ns"]) + sum(n * float(cfg.get(k)) for k, n in comp["plus"].items())
-    return float(cfg.get(key))
-
-
 def _link(ser_ns: float, flight_ns: float, retimers: float = 0.0) -> float:
     return 2.0 * ser_ns + flight_ns + retimers
 
 
 def compute_paths(cfg: Config) -> Paths:
-    g = cfg.get
-    fl = g("fabric.flight_ns_per_m")
-    f_in = fl * g("fabric.intra_rack_cable_m")
-    f_out = fl * g("fabric.inter_rack_cable_m")
-    line = g("fabric.line_bytes")
+    s = cfg.system
+    fl = s.fabric.flight_ns_per_m
+    f_in = fl * s.fabric.intra_rack_cable_m
+    f_out = fl * s.fabric.inter_rack_cable_m
+    line = s.fabric.line_bytes
 
-    hbm = g("gpu.onchip_ns") + g("hbm.trp_ns") + g("hbm.trcd_ns") + g("hbm.tcl_ns") + g("hbm.burst_tck") * g("hbm.tck_ns")
-    ddr = g("ddr5.controller_ns") + g("ddr5.trp_ns") + g("ddr5.trcd_ns") + g("ddr5.tcl_ns") + g("ddr5.burst_ns")
+    hb, dd = s.hbm, s.ddr5
+    hbm = s.fabric.onchip_ns + hb.trp_ns + hb.trcd_ns + hb.tcl_ns + hb.burst_tck * hb.tck_ns
+    ddr = dd.controller_ns + dd.trp_ns + dd.trcd_ns + dd.tcl_ns + dd.burst_ns
 
     # NVLink: request = one header flit, response = header + data flits.
-    nvf = g("nvlink.flit_bytes")
-    nv_req = _link(nvf / g("nvlink.link_gbps"), f_in)
-    nv_rsp = _link((nvf + line) / g("nvlink.link_gbps"), f_in)
-    nv_sw = g("nvlink.switch_ns")
+    nv = s.nvlink
+    nv_req = _link(nv.flit_bytes / nv.link_gbps, f_in)
+    nv_rsp = _link((nv.flit_bytes + line) / nv.link_gbps, f_in)
+    nv_sw = nv.switch_ns
     nvlink_oneway = 2 * nv_rsp + nv_sw
     nvlink_peer = (2 * nv_req + nv_sw) + (2 * nv_rsp + nv_sw) + hbm
 
-    ua_sw = hop_ns(cfg, "ualink.switch_ns")
-    ualink_oneway = 2 * _link(g("ualink.dl_flit_bytes") / g("ualink.port_gbps"), f_in) + ua_sw
+    ua_sw = s.ualink.switch_ns
+    ualink_oneway = 2 * _link(s.ualink.dl_flit_bytes / s.ualink.port_gbps, f_in) + ua_sw
 
     # CXL: one 256 B flit carries a request or a 64 B line with its header.
-    flit_t = g("cxl.flit_bytes") / g("cxl.link_gbps")
-    rt = g("cxl.retimers_per_link") * g("cxl.retimer_ns")
+    cx = s.cxl
+    flit_t = cx.flit_bytes / cx.link_gbps
+    rt = cx.retimers_per_link * cx.retimer_ns
     cl_in = _link(flit_t, f_in, rt)
     cl_out = _link(flit_t, f_out, rt)
-    sw = hop_ns(cfg, "cxl.switch_latency_ns")
-    proto = g("cxl.host_protocol_ns") + g("cxl.device_protocol_ns")
+    sw = cx.switch_latency_ns
+    proto = cx.host_protocol_ns + cx.device_protocol_ns
 
     def fabric_oneway(hops: int) -> float:
         """Leaf-spine path: the first and last links stay in a rack, the rest cross racks."""
@@ -90,12 +81,12 @@ def compute_paths(cfg: Config) -> Paths:
     cxl_1sw = 2 * proto + 2 * fabric_oneway(1) + ddr
     cxl_oneway_1sw = proto + fabric_oneway(1)
 
-    hops_ib = g("ib.switch_hops")
-    rdma = g("ib.rdma_oneway_ns") * g("ib.rdma_read_factor") + 2 * hops_ib * g("ib.switch_ns") + 2 * max(hops_ib - 1, 0) * f_out
+    ib = s.ib
+    rdma = ib.rdma_oneway_ns * ib.rdma_read_factor + 2 * ib.switch_hops * ib.switch_ns + 2 * max(ib.switch_hops - 1, 0) * f_out
 
-    k_ic = g("topology.inter_cluster_switch_hops")
-    k_t2 = g("topology.tier2_switch_hops")
-    bridge = hop_ns(cfg, "cxl.bridge_ns")
+    k_ic = s.topology.inter_cluster_switch_hops
+    k_t2 = s.topology.tier2_switch_hops
+    bridge = cx.bridge_ns
     nv_to_edge_req = 2 * nv_req + nv_sw
     nv_to_edge_rsp = 2 * nv_rsp + nv_sw
     # request: GPU -NVLink-> bridge -CXL-> bridge -NVLink-> GPU; response the same way back.
@@ -116,7 +107,7 @@ def compute_paths(cfg: Config) -> Paths:
 
 def cxl_data_efficiency(cfg: Config) -> float:
     """Share of CXL link bandwidth that carries line data (256B flit slots, header share per line)."""
-    g = cfg.get
-    slot_share = g("cxl.data_slots_per_flit") * g("cxl.slot_bytes") / g("cxl.flit_bytes")
-    line = g("fabric.line_bytes")
-    return slot_share * line / (line + g("cxl.header_bytes_per_line"))
+    cx = cfg.system.cxl
+    slot_share = cx.data_slots_per_flit * cx.slot_bytes / cx.flit_bytes
+    line = cfg.system.fabric.line_bytes
+    return slot_share * line / (line + cx.header_bytes_per_line)

@@ -19,7 +19,7 @@ error (naming the key), so a renamed parameter cannot be silently ignored. A hop
 parameters in `plus` ({key: count}): the value is then p50 + sum(count x parameter), for an RTL
 core measurement that a parameter meaning a whole hop (e.g. "per traversal incl. ports") needs the
 cited port figures added to. The composition is kept on the leaf (`rtl`), so a later --set of an
-added parameter still counts (sim.system.latency.hop_ns); a --set of the hop itself wins.
+added parameter still counts (sim.config.build); a --set of the hop itself wins.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.system.config import Config, ConfigError
+from sim.config.domains import ConfigError
+from sim.config.tree import ParamTree
 
 
 @dataclass
@@ -80,7 +81,7 @@ def load_measured(path: Path) -> Measured:
     return Measured(Path(path), str(data.get("source", "unspecified")), float(clock), hops, samples, plus)
 
 
-def apply_measured(cfg: Config, m: Measured) -> None:
+def apply_measured(cfg: ParamTree, m: Measured) -> None:
     for key, h in m.hops.items():
         add = m.plus.get(key, {})
         for k in add:

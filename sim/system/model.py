@@ -1,41 +1,29 @@
-"""Assembling one resolved configuration (system + workloads + tiering + overrides) and running it."""
+"""Running the system model on one configuration: the LLM workloads on the three systems, the
+tiering sweep, and the speedups scored against the ScalePool paper."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
-from sim.system.config import Config, apply_config_file, apply_sets, load_system_params
+from sim.config.build import CASES_YAML, DEFAULT_HARDWARE, TIERING_YAML, WORKLOAD_YAML, Config, load_config
+from sim.config.schema import TieringSpec, Workload
 from sim.system.latency import Paths, compute_paths
-from sim.system.measured import Measured, apply_measured, load_measured
+from sim.system.measured import Measured
 from sim.system.tiering import CONFIGS, capacities, mean_latency
 from sim.system.training import IterationTime, evaluate
-from sim.traffic.llm import LLM_YAML, LLMWorkload, load_workloads
-from sim.traffic.schema import CONFIG_DIR, load_tree_into
-from sim.traffic.tiering import PATTERNS, TieringSpec, load_tiering, sweep_bytes
-
-TIERING_YAML = CONFIG_DIR / "tiering.yaml"
+from sim.traffic.tiering import PATTERNS, sweep_bytes
 
 
-def build_config(config_file: Path | None = None, sets: Iterable[str] = (), workload_file: Path = LLM_YAML,
-                 tiering_file: Path = TIERING_YAML, latencies_from: Path | None = None) -> tuple[Config, Measured | None]:
-    """Defaults <- measured RTL latencies (if given) <- --config file <- --set (last wins)."""
-    cfg = load_system_params()
-    load_tree_into(cfg, Path(workload_file), "workload")
-    load_tree_into(cfg, Path(tiering_file), "tiering")
-    measured = None
-    if latencies_from is not None:
-        measured = load_measured(Path(latencies_from))
-        apply_measured(cfg, measured)
-        cfg.notes.append(f"fabric hop latencies measured on RTL: {latencies_from}")
-    else:
-        cfg.notes.append("fabric hop latencies: cited parameters (no co-simulation latency file)")
-    if config_file is not None:
-        apply_config_file(cfg, Path(config_file))
-    apply_sets(cfg, sets)
-    return cfg, measured
+def build_config(config_file: Path | None = None, sets: Iterable[str] = (), workload_file: Path = WORKLOAD_YAML,
+                 tiering_file: Path = TIERING_YAML, latencies_from: Path | None = None,
+                 hardware: str = DEFAULT_HARDWARE, cases_file: Path | None = CASES_YAML) -> tuple[Config, Measured | None]:
+    """The configuration of a system-model run and the RTL measurements it used (if any)."""
+    cfg = load_config(hardware, config_file, sets, workload_file, tiering_file, cases_file, latencies_from)
+    return cfg, cfg.measured
 
 
 @dataclass
@@ -50,13 +38,13 @@ class TieringResult:
 @dataclass
 class SystemResult:
     paths: Paths
-    workloads: list[LLMWorkload]
+    workloads: list[Workload]
     training: dict[str, dict[str, IterationTime]]
     tiering: TieringResult
 
 
 def run_tiering(cfg: Config, spec: TieringSpec | None = None) -> TieringResult:
-    spec = spec or load_tiering(cfg)
+    spec = spec or cfg.tiering
     paths = compute_paths(cfg)
     acc, cl = capacities(cfg)
     ws = sweep_bytes(spec, acc, cl)
@@ -65,12 +53,18 @@ def run_tiering(cfg: Config, spec: TieringSpec | None = None) -> TieringResult:
 
 
 def run_system(cfg: Config) -> SystemResult:
-    workloads = load_workloads(cfg)
+    workloads = list(cfg.workloads)
     return SystemResult(compute_paths(cfg), workloads, evaluate(workloads, cfg), run_tiering(cfg))
 
 
 def speedups(training: dict[str, dict[str, IterationTime]], system: str = "scalepool") -> dict[str, float]:
-    return {k: v["baseline"].total / v[system].total for k, v in training.items()}
+    """baseline time / system time per model; models that do not fit on either side are left out."""
+    out = {}
+    for k, v in training.items():
+        b, s = v["baseline"].total, v[system].total
+        if math.isfinite(b) and math.isfinite(s):
+            out[k] = b / s
+    return out
 
 
 __all__ = ["CONFIGS", "build_config", "run_system", "run_tiering", "speedups", "SystemResult", "TieringResult"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.system.config import Config
+from sim.config.build import Config
 from sim.system.latency import Paths
 from sim.traffic.tiering import TieringSpec, access_cdf
 
@@ -23,8 +23,8 @@ CONFIGS = ("baseline", "acc_clusters", "scalepool")
 
 
 def capacities(cfg: Config) -> tuple[float, float]:
-    acc = cfg.get("gpu.hbm_capacity_gb") * 1e9
-    return acc, acc * cfg.get("gpu.gpus_per_rack")
+    acc = cfg.hardware.accelerator.hbm_gb * 1e9
+    return acc, acc * cfg.hardware.accelerator.per_domain
 
 
 def mean_latency(ws: np.ndarray, pattern: str, spec: TieringSpec, paths: Paths, cfg: Config) -> dict[str, np.ndarray]:

@@ -13,10 +13,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.system.config import Config, ConfigError
-from sim.traffic.schema import CONFIG_DIR, check_known, fail, load_tree_into
+from sim.config.build import CASES_YAML
+from sim.config.domains import ConfigError
+from sim.config.tree import ParamTree
 
-CASES_YAML = CONFIG_DIR / "case_studies.yaml"
+
+
+def fail(cfg: ParamTree, key: str, msg: str) -> None:
+    raise ConfigError(f"{cfg.where(key)}: {msg}")
+
+
+def check_known(cfg: ParamTree, prefix: str, allowed) -> None:
+    """Reject misspelt fields instead of silently ignoring them."""
+    p = prefix + "."
+    for key in cfg.leaves:
+        if key.startswith(p):
+            name = key[len(p):]
+            if "." not in name and name not in allowed:
+                fail(cfg, key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
 PATTERNS = ("streaming", "gather", "dependent", "exchange", "compute", "unknown")
 UNKNOWN = "unknown"
 TIME_SUFFIX = "_time"
@@ -76,7 +91,7 @@ class CaseProfile:
         return next(p for p in self.phases if p.name == name)
 
 
-def _value(cfg: Config, key: str) -> Any:
+def _value(cfg: ParamTree, key: str) -> Any:
     if key not in cfg.leaves:
         raise ConfigError(f"{key}: required field is missing")
     return cfg.leaves[key]["value"]
@@ -86,14 +101,14 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _text(cfg: Config, key: str) -> str:
+def _text(cfg: ParamTree, key: str) -> str:
     v = _value(cfg, key)
     if not isinstance(v, str) or not v.strip():
         fail(cfg, key, f"expected a non-empty string, got {v!r}")
     return v
 
 
-def _number(cfg: Config, key: str, lo: float, hi: float = math.inf, integer: bool = False) -> float:
+def _number(cfg: ParamTree, key: str, lo: float, hi: float = math.inf, integer: bool = False) -> float:
     v = _value(cfg, key)
     ok = _is_num(v) and lo <= v <= hi and (not integer or isinstance(v, int))
     if not ok:
@@ -103,7 +118,7 @@ def _number(cfg: Config, key: str, lo: float, hi: float = math.inf, integer: boo
     return v
 
 
-def _interval(cfg: Config, key: str, lo: float, hi: float = math.inf, positive: bool = False) -> Interval | None:
+def _interval(cfg: ParamTree, key: str, lo: float, hi: float = math.inf, positive: bool = False) -> Interval | None:
     """A number, a [lo, hi] list or `unknown` (-> None)."""
     v = _value(cfg, key)
     if v == UNKNOWN:
@@ -120,19 +135,19 @@ def _interval(cfg: Config, key: str, lo: float, hi: float = math.inf, positive: 
     return (a, b)
 
 
-def _names(cfg: Config, key: str) -> tuple[str, ...]:
+def _names(cfg: ParamTree, key: str) -> tuple[str, ...]:
     v = _value(cfg, key)
     if not isinstance(v, list) or not v or not all(isinstance(x, str) and x.strip() for x in v):
         fail(cfg, key, f"expected a non-empty list of names, got {v!r}")
     return tuple(v)
 
 
-def _subkeys(cfg: Config, prefix: str) -> list[str]:
+def _subkeys(cfg: ParamTree, prefix: str) -> list[str]:
     p = prefix + "."
     return list(dict.fromkeys(k[len(p):].split(".")[0] for k in cfg.leaves if k.startswith(p)))
 
 
-def _check_fields(cfg: Config, prefix: str, allowed: tuple[str, ...]) -> None:
+def _check_fields(cfg: ParamTree, prefix: str, allowed: tuple[str, ...]) -> None:
     check_known(cfg, prefix, {f: "" for f in allowed})
     for name in _subkeys(cfg, prefix):
         if name not in allowed:
@@ -140,7 +155,7 @@ def _check_fields(cfg: Config, prefix: str, allowed: tuple[str, ...]) -> None:
                  f"unknown field '{name}' (allowed: {', '.join(sorted(allowed))})")
 
 
-def _phase(cfg: Config, base: str, name: str) -> Phase:
+def _phase(cfg: ParamTree, base: str, name: str) -> Phase:
     _check_fields(cfg, base, PHASE_FIELDS)
     pattern = _text(cfg, f"{base}.pattern")
     if pattern not in PATTERNS:
@@ -162,7 +177,7 @@ def _phase(cfg: Config, base: str, name: str) -> Phase:
     return ph
 
 
-def _composite(cfg: Config, base: str, name: str, phases: dict[str, Phase]) -> Composite:
+def _composite(cfg: ParamTree, base: str, name: str, phases: dict[str, Phase]) -> Composite:
     _check_fields(cfg, base, COMPOSITE_FIELDS)
     parts = _names(cfg, f"{base}.parts")
     for p in parts:
@@ -179,7 +194,7 @@ def _composite(cfg: Config, base: str, name: str, phases: dict[str, Phase]) -> C
     return Composite(name, parts, shares)
 
 
-def load_cases(cfg: Config, prefix: str = "cases") -> tuple[CaseCommon, list[CaseProfile]]:
+def load_cases(cfg: ParamTree, prefix: str = "cases") -> tuple[CaseCommon, list[CaseProfile]]:
     """Validated case profiles from the `prefix.*` leaves of a resolved config."""
     _check_fields(cfg, f"{prefix}.common", COMMON_FIELDS)
     common = CaseCommon(
@@ -220,8 +235,8 @@ def load_cases(cfg: Config, prefix: str = "cases") -> tuple[CaseCommon, list[Cas
 
 def load_case_file(path: Path = CASES_YAML, prefix: str = "cases") -> tuple[CaseCommon, list[CaseProfile]]:
     """Stand-alone loader (no system parameters needed)."""
-    cfg = Config()
-    load_tree_into(cfg, Path(path), prefix)
+    cfg = ParamTree()
+    cfg.load_into(Path(path), prefix)
     return load_cases(cfg, prefix)
 
 

@@ -1,10 +1,19 @@
-"""LLM training traffic per iteration, from each model's published configuration.
+"""LLM training workloads: what one transformer layer computes, stores and sends, per micro-batch and
+per accelerator, from the model shape and the parallel layout (no hardware here).
 
-Sizes follow the formulas in targets.md §5 (99-problems paper): tensor-parallel volume per layer
-per pass 2*s*b*h*r (two all-reduces of s*b*h*r), pipeline activation per boundary s*b*h/t*r,
-DP gradient all-reduce of the rank's parameter shard, and ZeRO-Infinity offload volumes
-(llm-configs §8b): weights loaded for forward, backward (and recompute), gradients stored once,
-optimizer states read and written once.
+Sources of the formulas (see sim/system/README.md for the derivations):
+- GEMM FLOPs: 2*M*N*K per matrix product; forward per layer 24*b*s*h^2*(1 + s/(6h)) for a standard
+  GPT layer and 2*b*s*h*V for the logits (Narayanan et al. SC'21, eq. 3 and appendix), generalised
+  here to grouped-query attention (kv_heads), separate head_dim, any ffn size and gated MLPs
+  (SwiGLU: 3 matrices). Backward = 2 x forward FLOPs.
+- Activation memory per layer: Korthikanti et al. 2022 (sbh(34 + 5as/h) without parallelism,
+  sbh(10 + 24/t + 5as/(ht)) with tensor parallelism, sbh/t(34 + 5as/h) with sequence parallelism,
+  34 sbh/t with selective recomputation, 2 sbh with full recomputation), generalised the same way.
+- Collective volumes: tensor-parallel 2 all-reduces of s*b*h*r per layer per pass (99-problems,
+  targets.md §5); pipeline activation s*b*h*r per boundary (s*b*h/t*r per rank with Megatron's
+  scatter/gather or sequence parallelism); DP gradients of the rank's parameters.
+All sizes are bytes; activations and weights are 16-bit (r = 2), gradients are accumulated and
+reduced in fp32, optimizer states are fp32 master weights + Adam m and v (12 B per parameter).
 """
 from __future__ import annotations
 
@@ -14,135 +23,255 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.system.config import Config, ConfigError
-from sim.traffic.schema import CONFIG_DIR, check_known, fail, get_field, load_tree_into
+from sim.config.build import WORKLOAD_YAML, workloads_from
+from sim.config.schema import Workload
+from sim.config.tree import ParamTree
 
-LLM_YAML = CONFIG_DIR / "llm_training.yaml"
-
-MODEL_FIELDS = {
-    "display": "str", "params": "num>0", "layers": "int>0", "hidden": "int>0", "seq_len": "int>0",
-    "global_batch": "int>0", "micro_batch": "int>0", "tp": "int>0", "pp": "int>0", "dp": "int>0",
-    "gpus": "int>0", "zero_stage": "zero", "recompute": "bool", "pipeline_interleave": "int>0",
-}
-COMMON_FIELDS = {
-    "bytes_per_element": "int>0", "offload_weight_bytes_per_param": "int>0",
-    "offload_grad_bytes_per_param": "int>0", "offload_optimizer_bytes_per_param": "int>0",
-    "tp_syncs_per_layer_pass": "int>0",
-}
+LLM_YAML = WORKLOAD_YAML
+R = 2                      # bytes per 16-bit activation / weight element
+GRAD_BYTES = 4             # fp32 gradient accumulation buffer and reduction (Llama 3 §3.3.2; Megatron main_grad)
+GRAD16_BYTES = 2           # gradients kept and reduced in the 16-bit parameter type (Megatron-LM 2021 fp16 default)
+GRAD16_ACC_BYTES = 6       # per parameter per extra micro-batch, 16-bit: autograd adds the new gradient in place (2+2+2)
+OPT_BYTES = 12             # fp32 master weights + Adam m + v (ZeRO §3, llm-configs §8a)
+GRAD_ACC_BYTES = 10        # per parameter per extra micro-batch: read bf16 grad (2) + read/write fp32 sum (4 + 4)
+OPT_STEP_BYTES = 30        # per parameter: read grad 4 + master/m/v 12, write master/m/v 12 + 16-bit weight 2
+FLASH_BWD_FACTOR = 2.5     # fused attention backward recomputes the scores: 2 x forward + 0.5 (FlashAttention)
+CAUSAL_SKIP = 0.5          # a fused causal kernel skips the masked half of the score blocks
+COLUMN_PARALLEL = ("qkv", "mlp_in")   # GEMMs split by output columns (their input gradient is all-reduced)
 
 
 @dataclass(frozen=True)
-class LLMWorkload:
-    key: str
-    display: str
-    params: float
-    layers: int
-    hidden: int
-    seq_len: int
-    global_batch: int
-    micro_batch: int
-    tp: int
-    pp: int
-    dp: int
-    gpus: int
-    zero_stage: int
-    recompute: bool
-    pipeline_interleave: int
-    bytes_per_element: int
-    offload_weight_bytes_per_param: int
-    offload_grad_bytes_per_param: int
-    offload_optimizer_bytes_per_param: int
-    tp_syncs_per_layer_pass: int
+class Gemm:
+    """C[m x n] = A[m x k] B[k x n], `batch` times."""
+
+    name: str
+    m: float
+    n: float
+    k: float
+    batch: float = 1.0
 
     @property
-    def microbatches(self) -> int:
-        """Micro-batches per pipeline per iteration (m)."""
-        return self.global_batch // (self.dp * self.micro_batch)
+    def flops(self) -> float:
+        return 2.0 * self.m * self.n * self.k * self.batch
 
     @property
-    def layers_per_stage(self) -> int:
-        """Layers on the most loaded stage; it sets the pipeline's pace."""
-        return math.ceil(self.layers / self.pp)
+    def bytes(self) -> float:
+        return R * (self.m * self.k + self.k * self.n + self.m * self.n) * self.batch
+
+    def grads(self) -> tuple["Gemm", "Gemm"]:
+        """The backward products of C = A B: dA = dC B^T (m x k, inner n) and dB = A^T dC (k x n,
+        inner m); each has the forward's FLOPs, with its own output shape."""
+        return (Gemm(self.name + ".dgrad", self.m, self.k, self.n, self.batch),
+                Gemm(self.name + ".wgrad", self.k, self.n, self.m, self.batch))
+
+
+@dataclass(frozen=True)
+class LayerOps:
+    """One transformer layer, one micro-batch, one accelerator (tensor-parallel rank)."""
+
+    gemms: tuple[Gemm, ...]            # projections and MLP, forward
+    core_gemms: tuple[Gemm, ...]       # attention scores and context (materialized attention), forward
+    core_flops: float                  # attention score + context FLOPs (counted either way)
+    core_bytes: float                  # softmax/dropout traffic (materialized) or Q,K,V,O (fused), forward
+    fused_attention: bool
+    elementwise_bytes: float           # norms, residual adds, dropout, activation function, forward
+    tp_bytes: float                    # one tensor-parallel collective (all-reduce, or RS+AG with SP)
+    tp_per_pass: int                   # collectives per forward (and per backward) pass
+    params: float                      # weights of the layer on this rank
+    act_stored: float                  # activation bytes kept for backward (recompute applied)
+    act_full: float                    # activation bytes of one layer without recomputation
 
     @property
-    def passes(self) -> int:
-        """Forward, backward and (with full recompute) a second forward."""
-        return 3 if self.recompute else 2
+    def gemm_flops(self) -> float:
+        return sum(g.flops for g in self.gemms)
+
+    @property
+    def fwd_flops(self) -> float:
+        return self.gemm_flops + self.core_flops
 
 
 @dataclass(frozen=True)
 class IterationTraffic:
-    """Per-GPU traffic of one training iteration (bytes per message and message counts)."""
+    """Per-accelerator traffic volumes of one iteration (bytes per message and message counts); the
+    co-simulation samples its request streams from these."""
 
-    tp_allreduce_bytes: float      # one TP all-reduce payload (s*b*h*r)
+    tp_allreduce_bytes: float      # one TP collective payload
     tp_allreduces: int             # per micro-batch on one stage
-    pp_p2p_bytes: float            # one activation / activation-gradient transfer (s*b*h/t*r)
-    pp_p2p_per_microbatch: int     # forward activation + backward gradient (0 without PP)
-    dp_allreduce_bytes: float      # gradient shard reduced per iteration (x1.5 for ZeRO-3)
-    offload_weight_bytes: float    # weight loads from the offload tier per iteration (overlappable)
-    offload_grad_bytes: float      # gradient stores to the offload tier per iteration (overlappable)
-    offload_optimizer_bytes: float  # optimizer-state read+write per iteration (on the critical path)
-    flops_fwd_per_microbatch: float  # one forward on the slowest stage, per GPU
+    pp_p2p_bytes: float            # one activation / gradient transfer between stages, per rank
+    pp_p2p_per_microbatch: int     # forward activation + backward gradient, per virtual stage (0 without PP)
+    dp_allreduce_bytes: float      # gradients reduced per iteration (fp32; x1.5 for ZeRO-3)
+    offload_weight_bytes: float    # weight loads from the offload tier per iteration
+    offload_grad_bytes: float      # gradient stores to the offload tier per iteration
+    offload_optimizer_bytes: float  # optimizer-state read + write per iteration
+    flops_fwd_per_microbatch: float  # one forward of the slowest stage, per rank
 
     @property
     def offload_overlappable_bytes(self) -> float:
         return self.offload_weight_bytes + self.offload_grad_bytes
 
 
-def load_workloads(cfg: Config, prefix: str = "workload") -> list[LLMWorkload]:
-    """Build validated workloads from the `prefix.*` leaves of a resolved config."""
-    check_known(cfg, f"{prefix}.common", COMMON_FIELDS)
-    common = {k: get_field(cfg, f"{prefix}.common.{k}", kind) for k, kind in COMMON_FIELDS.items()}
-    keys = list(dict.fromkeys(k.split(".")[2] for k in cfg.leaves if k.startswith(f"{prefix}.models.")))
-    if not keys:
-        raise ConfigError(f"{prefix}.models: no models defined")
-    out = []
-    for key in keys:
-        base = f"{prefix}.models.{key}"
-        check_known(cfg, base, MODEL_FIELDS)
-        vals = {k: get_field(cfg, f"{base}.{k}", kind) for k, kind in MODEL_FIELDS.items()}
-        if vals["tp"] * vals["pp"] * vals["dp"] != vals["gpus"]:
-            fail(cfg, f"{base}.gpus", f"tp*pp*dp = {vals['tp'] * vals['pp'] * vals['dp']} does not equal gpus = {vals['gpus']}")
-        if vals["global_batch"] % (vals["dp"] * vals["micro_batch"]):
-            fail(cfg, f"{base}.global_batch",
-                 f"{vals['global_batch']} is not a multiple of dp*micro_batch = {vals['dp'] * vals['micro_batch']}")
-        if vals["pp"] > vals["layers"]:
-            fail(cfg, f"{base}.pp", f"more pipeline stages ({vals['pp']}) than layers ({vals['layers']})")
-        if vals["pipeline_interleave"] > 1 and vals["pp"] == 1:
-            fail(cfg, f"{base}.pipeline_interleave", "interleaving needs pp > 1")
-        out.append(LLMWorkload(key=key, **vals, **common))
-    return out
+def grad_bytes(w: Workload) -> int:
+    """Bytes per parameter of the gradient buffer and of its data-parallel reduction."""
+    return GRAD_BYTES if w.layout.grad_dtype == "fp32" else GRAD16_BYTES
 
 
-def load_workload_file(path: Path = LLM_YAML, prefix: str = "workload") -> list[LLMWorkload]:
-    """Stand-alone loader (no system parameters needed)."""
-    cfg = Config()
-    load_tree_into(cfg, path, prefix)
-    return load_workloads(cfg, prefix)
+def grad_acc_bytes(w: Workload) -> int:
+    """HBM bytes per parameter to add one more micro-batch's gradient into the buffer (none when the
+    weight-gradient GEMM accumulates into it directly)."""
+    if w.layout.grad_acc_fusion:
+        return 0
+    return GRAD_ACC_BYTES if w.layout.grad_dtype == "fp32" else GRAD16_ACC_BYTES
 
 
-def iteration_traffic(w: LLMWorkload) -> IterationTraffic:
-    s, b, h, r = w.seq_len, w.micro_batch, w.hidden, w.bytes_per_element
-    t, p, d = w.tp, w.pp, w.dp
-    shard = w.params / (t * p)                       # parameters held by one GPU (before DP sharding)
-    stage_params = w.params * w.layers_per_stage / w.layers / t
-    tp_msgs = w.tp_syncs_per_layer_pass * w.passes * w.layers_per_stage if t > 1 else 0
-    dp_factor = 1.5 if w.zero_stage == 3 else 1.0   # ZeRO §7: 3 Psi vs 2 Psi per iteration
-    dp_bytes = shard * r * dp_factor if d > 1 else 0.0
-    weight_div = d if w.zero_stage >= 3 else 1
-    grad_div = d if w.zero_stage >= 2 else 1
-    opt_div = d if w.zero_stage >= 1 else 1
-    return IterationTraffic(
-        tp_allreduce_bytes=float(s * b * h * r),
-        tp_allreduces=tp_msgs,
-        pp_p2p_bytes=float(s * b * h / t * r) if p > 1 else 0.0,
-        pp_p2p_per_microbatch=2 if p > 1 else 0,
-        dp_allreduce_bytes=float(dp_bytes),
-        offload_weight_bytes=w.passes * w.offload_weight_bytes_per_param * shard / weight_div,
-        offload_grad_bytes=w.offload_grad_bytes_per_param * shard / grad_div,
-        offload_optimizer_bytes=w.offload_optimizer_bytes_per_param * shard / opt_div,
-        flops_fwd_per_microbatch=2.0 * s * b * stage_params,
+def layers_per_stage(w: Workload) -> int:
+    """Layers on the most loaded pipeline stage (it sets the pipeline's pace)."""
+    return math.ceil(w.model.layers / w.layout.pp)
+
+
+def kv_heads_per_rank(w: Workload) -> float:
+    """K/V heads on one tensor-parallel rank; with fewer K/V heads than ranks they are replicated."""
+    return max(w.model.kv_heads / w.layout.tp, 1.0)
+
+
+def layer_ops(w: Workload) -> LayerOps:
+    m, l = w.model, w.layout
+    t, b, s, h, d = l.tp, l.micro_batch, m.seq, m.hidden, m.d_head
+    tokens = b * s
+    a_t = m.heads / t
+    kv_t = kv_heads_per_rank(w)
+    ffn_t = m.ffn / t
+    mlp_in = ffn_t * (2 if m.gated else 1)
+    gemms = (
+        Gemm("qkv", tokens, (a_t + 2 * kv_t) * d, h),
+        Gemm("proj", tokens, h, a_t * d),
+        Gemm("mlp_in", tokens, mlp_in, h),
+        Gemm("mlp_out", tokens, h, ffn_t),
     )
+    core = (Gemm("score", s, s, d, b * a_t), Gemm("context", s, d, s, b * a_t))
+    core_flops = sum(g.flops for g in core)
+    fused = l.attention == "fused"
+    scores = b * a_t * s * s                                   # score elements on this rank
+    if fused:
+        core_bytes = R * tokens * (2 * a_t + 2 * kv_t) * d     # read Q, K, V, write O
+        core_gemms: tuple[Gemm, ...] = ()
+    else:
+        core_bytes = 2 * R * scores + ((2 * R + 1) * scores if m.dropout else 0.0)   # softmax; dropout + mask
+        core_gemms = core
+    tok = tokens * h                                           # elements of one hidden-state tensor
+    tok_sp = tok / t if l.sp else tok                          # token-wise ops are split by sequence parallelism
+    mask = 1.0 if m.dropout else 0.0
+    norms = (1 if m.parallel_block else 2) * 2 * R * tok_sp
+    residual = ((4 * R + 2 * mask) if m.parallel_block else 2 * (3 * R + mask)) * tok_sp
+    act_fn = (3 if m.gated else 2) * R * tokens * ffn_t
+    elementwise = norms + residual + act_fn
+    tp_per_pass = (1 if m.parallel_block else 2) if t > 1 else 0
+    params = h * (a_t + 2 * kv_t) * d + a_t * d * h + (3 if m.gated else 2) * h * ffn_t
+
+    # activation bytes stored per layer (Korthikanti et al. 2022, generalised)
+    replicated = (R * tok * (1 if m.parallel_block else 2)          # norm inputs
+                  + R * tok * (1 if m.parallel_block else 2)        # qkv and mlp_in inputs
+                  + mask * tok * (1 if m.parallel_block else 2))    # residual dropout masks
+    if l.sp:
+        replicated /= t
+    sharded = (R * tokens * (a_t + kv_t) * d                        # Q, K (score backward)
+               + R * tokens * kv_t * d                              # V (context backward)
+               + R * tokens * a_t * d                               # proj input
+               + R * tokens * mlp_in                                # activation-function input
+               + R * tokens * ffn_t)                                # mlp_out input
+    core_act = 0.0 if fused else (R * scores + ((R + 1) * scores if m.dropout else 0.0))
+    act_full = replicated + sharded + core_act
+    if l.recompute == "full":
+        act_stored = R * tok_sp                                      # the layer input only
+    elif l.recompute == "selective":
+        act_stored = replicated + sharded
+    else:
+        act_stored = act_full
+    return LayerOps(gemms, core_gemms, core_flops, core_bytes, fused, elementwise, R * tok, tp_per_pass, params,
+                    act_stored, act_full)
+
+
+def logits_gemm(w: Workload) -> Gemm:
+    """The output projection on the last stage (vocabulary split over tensor-parallel ranks)."""
+    return Gemm("logits", w.layout.micro_batch * w.model.seq, w.model.vocab / w.layout.tp, w.model.hidden)
+
+
+def stage_params(w: Workload) -> float:
+    """Parameters on the most loaded rank: its layers plus the embedding or output projection."""
+    return layers_per_stage(w) * layer_ops(w).params + w.model.vocab * w.model.hidden / w.layout.tp
+
+
+def _layer_fwd_flops_model(w: Workload) -> tuple[float, float]:
+    """(matrix, attention-core) forward FLOPs of one layer for one micro-batch, whole model (no
+    tensor-parallel replication of K/V heads counted)."""
+    m = w.model
+    tokens = w.layout.micro_batch * m.seq
+    core = 4.0 * w.layout.micro_batch * m.seq * m.seq * m.d_head * m.heads
+    return 2.0 * tokens * m.params_per_layer, core
+
+
+def model_flops_per_iteration(w: Workload) -> float:
+    """Model FLOPs of one iteration (PaLM appendix B convention: every matrix product of forward
+    and backward, attention scores and context included, no recomputation)."""
+    mat, core = _layer_fwd_flops_model(w)
+    m = w.model
+    logits = 2.0 * w.layout.micro_batch * m.seq * m.hidden * m.vocab
+    return 3.0 * ((mat + core) * m.layers + logits) * w.layout.global_batch / w.layout.micro_batch
+
+
+def recompute_flops_per_iteration(w: Workload) -> float:
+    """Extra FLOPs executed by activation recomputation (full: a second forward of every layer;
+    selective: of the attention scores and context, unless a fused kernel stores nothing)."""
+    mat, core = _layer_fwd_flops_model(w)
+    if w.layout.recompute == "full":
+        per_layer = mat + core
+    elif w.layout.recompute == "selective" and w.layout.attention != "fused":
+        per_layer = core
+    else:
+        per_layer = 0.0
+    return per_layer * w.model.layers * w.layout.global_batch / w.layout.micro_batch
+
+
+def narayanan_flops(w: Workload) -> float:
+    """Narayanan et al. SC'21 eq. 3, 96 B s l h^2 (1 + s/6h + V/16lh): hardware FLOPs per iteration
+    of a standard GPT with full recomputation (used to check the general count)."""
+    m = w.model
+    B, s, l, h, V = w.layout.global_batch, m.seq, m.layers, m.hidden, m.vocab
+    return 96.0 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
+
+
+def iteration_traffic(w: Workload) -> IterationTraffic:
+    """Per-rank traffic volumes of one iteration (message sizes and counts)."""
+    ops = layer_ops(w)
+    l = w.layout
+    lps = layers_per_stage(w)
+    passes = 3 if l.recompute == "full" else 2
+    shard = stage_params(w)
+    dp_bytes = shard * grad_bytes(w) * (1.5 if l.zero_stage == 3 else 1.0) if l.dp > 1 else 0.0
+    m = l.microbatches
+    opt_div = l.dp if l.zero_stage >= 1 else 1
+    return IterationTraffic(
+        tp_allreduce_bytes=ops.tp_bytes,
+        tp_allreduces=ops.tp_per_pass * passes * lps,
+        pp_p2p_bytes=ops.tp_bytes / l.tp if l.pp > 1 else 0.0,
+        pp_p2p_per_microbatch=2 * l.interleave if l.pp > 1 else 0,
+        dp_allreduce_bytes=dp_bytes,
+        offload_weight_bytes=(passes * R * shard * m) if l.offload.weights else 0.0,
+        offload_grad_bytes=(R * shard * m) if l.offload.gradients else 0.0,
+        offload_optimizer_bytes=(2 * OPT_BYTES * shard / opt_div) if l.offload.optimizer else 0.0,
+        flops_fwd_per_microbatch=ops.fwd_flops * lps,
+    )
+
+
+def load_workloads(tree: ParamTree, prefix: str = "workload") -> list[Workload]:
+    """Checked workloads from the `prefix.models.*` leaves of a parameter tree."""
+    return list(workloads_from(tree, prefix))
+
+
+def load_workload_file(path: Path = LLM_YAML, prefix: str = "workload") -> list[Workload]:
+    """Stand-alone loader (no system parameters needed)."""
+    tree = ParamTree()
+    tree.load_into(Path(path), prefix)
+    return load_workloads(tree, prefix)
 
 
 MSG_DTYPE = np.dtype([("kind", "U8"), ("cxl_msg", "U8"), ("addr", "u8"), ("bytes", "u4")])

@@ -10,39 +10,17 @@ the same as a small one (no per-line arrays).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from sim.system.config import Config
-from sim.traffic.schema import check_known, fail, get_field
+from sim.config.schema import TIERING_PATTERNS, TieringSpec, build_tiering
+from sim.config.tree import ParamTree
 
-PATTERNS = ("uniform", "zipf", "streaming")
-SWEEP_FIELDS = {"min_fraction_of_accelerator": "num>0", "max_fraction_of_cluster": "num>0", "points": "int>0"}
-ACCESS_FIELDS = {"pattern": "str", "zipf_alpha": "num>0", "placement_granule_bytes": "int>0"}
+PATTERNS = TIERING_PATTERNS
 
 
-@dataclass(frozen=True)
-class TieringSpec:
-    min_fraction_of_accelerator: float
-    max_fraction_of_cluster: float
-    points: int
-    pattern: str
-    zipf_alpha: float
-    granule_bytes: int
-
-
-def load_tiering(cfg: Config, prefix: str = "tiering") -> TieringSpec:
-    check_known(cfg, f"{prefix}.sweep", SWEEP_FIELDS)
-    check_known(cfg, f"{prefix}.access", ACCESS_FIELDS)
-    sw = {k: get_field(cfg, f"{prefix}.sweep.{k}", v) for k, v in SWEEP_FIELDS.items()}
-    ac = {k: get_field(cfg, f"{prefix}.access.{k}", v) for k, v in ACCESS_FIELDS.items()}
-    if ac["pattern"] not in PATTERNS:
-        fail(cfg, f"{prefix}.access.pattern", f"{ac['pattern']!r} is not one of {', '.join(PATTERNS)}")
-    if sw["points"] < 3:
-        fail(cfg, f"{prefix}.sweep.points", "need at least 3 points")
-    return TieringSpec(float(sw["min_fraction_of_accelerator"]), float(sw["max_fraction_of_cluster"]),
-                       int(sw["points"]), ac["pattern"], float(ac["zipf_alpha"]), int(ac["placement_granule_bytes"]))
+def load_tiering(tree: ParamTree, prefix: str = "tiering") -> TieringSpec:
+    """The checked tiering spec from the `prefix.*` leaves of a parameter tree."""
+    return build_tiering(tree.section(prefix), prefix)
 
 
 def sweep_bytes(spec: TieringSpec, accel_bytes: float, cluster_bytes: float) -> np.ndarray:

@@ -19,6 +19,15 @@ UALink variants), runs tb/bridge/tb_bench.py and returns:
   posted lines and 8 HBM pseudo-channels (a quarter of an HBM3 stack) instead of 2.
 * bridge.hbm_hit_rate.* and bridge.latency_saved_cycles.*: tensor (reuse-heavy) and streaming
   traces, buffer on vs off (negative saved = the buffer made it worse).
+* bridge.link_fraction.<ualink|nvlink>.<rd|wr>: the line-rate configuration (LINE_RATE, sized by
+  models.bridge.lanes.size_for: two line lanes, 2-beat XLink port, reorder buffer / write buffer
+  sized by Little's law for the FAR-cycle far side) moving request streams at saturation, far
+  side FAR cycles: fraction of the link rate (targets.md) in the data direction, worst over 64 B
+  and 256 B requests and hit / miss streams; each case under
+  bridge.link_fraction.<flavour>.<rd|wr>.<size>.<hit|miss>, its bytes per cycle under
+  bridge.link_bytes_per_cycle.*, its mean loaded latency under bridge.link_latency_cycles.*;
+  bridge.lr.* the line-rate configuration's isolated latencies; bridge.link_fraction_sustained.*
+  the HBM-bound case (UALink 256 B hits, near-ideal far side) once refreshes are forced.
 """
 from __future__ import annotations
 
@@ -29,14 +38,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from models.bridge import NVLINK, UALINK
+from models.bridge.lanes import LINK_RATE, size_for
 from models.bridge.packets import NV_FLIT_BYTES, UAL_DL_BYTES, UAL_DL_SLOTS
 from tb.bridge.env import TbConfig
 from tb.bridge.tb_bench import SUS_WINDOW
 from tools.runner import REPO, rtl_sources, run_cocotb
 
-SOURCES = ("bridge/xbridge_core.v", "bridge/xb_hbm_ctrl.v", "common/sync_fifo.v",
-           "common/skid_buffer.v")
-LINK_RATE = {UALINK: 100.0, NVLINK: 50.0}     # GB/s per port/link per direction = B/cycle at 1 GHz
+SOURCES = ("bridge/xbridge_core.v", "bridge/xb_lane.v", "bridge/xb_hbm_ctrl.v",
+           "common/sync_fifo.v", "common/skid_buffer.v")
 BENCH_SETS = 256                               # hot-line cache lines for the measurements (16 KB)
 BENCH_INFLIGHT = 32                            # HBM accesses in flight: ~ latency x 2 pseudo-channels
 FAR = 284                                      # far-side read latency, CAL-CXL-ASIC in targets.md
@@ -45,6 +54,13 @@ FAR_FAST = 8                                   # a near-ideal far side: exposes 
 BIG = {"nrob16_wb32": {"nrob": 16, "wb_depth": 32},
        "nrob16_wb32_pc8": {"nrob": 16, "wb_depth": 32, "npc": 8},
        "nrob64_wb32_pc8": {"nrob": 64, "wb_depth": 32, "npc": 8}}
+
+
+def line_rate_config(flavor: str) -> TbConfig:
+    """The line-rate configuration: models.bridge.lanes.size_for (both flavours, 64 and 256 B, far
+    side FAR) and a hot-line cache of 1024 lines (64 KB; the hit streams use half of it)."""
+    sz = size_for(far=FAR)
+    return TbConfig(flavor=flavor, buf_en=1, sets=1024, wq_depth=8, lq_depth=4, **sz.params())
 
 
 def _run(cfg: TbConfig, tests: list[str], out: Path, far: int = FAR, tag: str = "") -> None:
@@ -73,6 +89,10 @@ def bench() -> dict[str, float]:
         _run(nv, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
         for tag, cfg in BIG.items():
             _run(replace(ual, **cfg), ["throughput", "throughput_sustained"], out, far=FAR_FAST, tag=tag)
+        for fl in (UALINK, NVLINK):
+            _run(line_rate_config(fl), ["latency", "link_rate"], out, tag="lr")
+        # the HBM-bound case (UALink 256 B hits) with refreshes forced
+        _run(line_rate_config(UALINK), ["throughput_sustained"], out, far=FAR_FAST, tag="lr")
         r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
     lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
     res: dict[str, float] = {
@@ -118,6 +138,26 @@ def bench() -> dict[str, float]:
         res[f"bridge.mean_read_latency_cycles.{t}.buf_off"] = off[t]["mean_read_latency"]
         res[f"bridge.latency_saved_cycles.{t}"] = off[t]["mean_read_latency"] - on[t]["mean_read_latency"]
     res["bridge.hbm_hit_rate"] = res["bridge.hbm_hit_rate.tensor"]
+    sz = size_for(far=FAR)
+    for k, v in sz.params().items():
+        res[f"bridge.lr.param.{k}"] = float(v)
+    for fl in (UALINK, NVLINK):
+        lr = r[f"linkrate_{fl}_far{FAR}_lr"]
+        for d in ("rd", "wr"):
+            cases = {k: v for k, v in lr.items() if k.startswith(d + ".")}
+            res[f"bridge.link_fraction.{fl}.{d}"] = min(c["fraction"] for c in cases.values())
+            for k, c in cases.items():
+                res[f"bridge.link_fraction.{fl}.{k}"] = c["fraction"]
+                res[f"bridge.link_bytes_per_cycle.{fl}.{k}"] = c["bytes_per_cycle"]
+                res[f"bridge.link_latency_cycles.{fl}.{k}"] = c["mean_latency"]
+        if fl == UALINK:
+            put(".sustained.lr.", r[f"sustained_buf1_ualink_far{FAR_FAST}_lr"], UALINK)
+            for d in ("wr", "rd"):
+                res[f"bridge.link_fraction_sustained.ualink.{d}.256.hit"] = \
+                    res[f"bridge.throughput_bytes_per_cycle.sustained.lr.ualink_{d}"] / LINK_RATE[UALINK]
+        lat = r[f"latency_buf1_{fl}_lr"]
+        res[f"bridge.lr.miss_conversion_latency_cycles.{fl}"] = lat["miss_conversion_latency_cycles"]
+        res[f"bridge.lr.hit_latency_cycles.{fl}"] = lat["hit_latency_cycles"]
     return res
 
 

@@ -1,8 +1,8 @@
 """Measurement runs of xbridge_core for tb/bridge/bench.py (cycle counts from the simulation).
 
-One falling-edge loop drives the XLink side, sinks responses (always ready) and plays a CXL memory
-with a fixed far-side latency FAR (always ready), so every number is a property of the bridge.
-Results go to $XB_BENCH_OUT/<test>.json.
+One falling-edge loop drives the XLink side (XW beats per transfer), sinks responses (always ready)
+and plays a CXL memory with a fixed far-side latency FAR on every lane (always ready), so every
+number is a property of the bridge. Results go to $XB_BENCH_OUT/<test>.json.
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly
 
 from models.bridge import Packet, XlHeader, XlOp, len_field_for
-from models.cxl.messages import H2DData, M2SReq, M2SRwD, S2MDRS, S2MNDR
+from models.bridge.lanes import LINK_RATE
+from models.cxl.messages import D2HReq, H2DData, M2SReq, M2SRwD, S2MDRS, S2MNDR
 from tb.bridge.env import TbConfig, default_line
 from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
@@ -23,13 +24,16 @@ from tb.common.seeds import announce_seed, named_rng
 FAR = int(os.environ.get("XB_FAR", "284"))   # CAL-CXL-ASIC (targets.md): far-side read latency
 NREQ = int(os.environ.get("XB_NREQ", "1000"))  # requests per direction in the throughput runs
 SUS_WINDOW = 12000                             # cycles measured once refreshes are forced
+LR_WINDOW = int(os.environ.get("XB_LR_WINDOW", "3000"))  # cycles of steady state per link-rate case
+M128 = (1 << 128) - 1
+M512 = (1 << 512) - 1
 
 
 class Harness:
     def __init__(self, dut: object, cfg: TbConfig) -> None:
         self.dut, self.cfg = dut, cfg
         self.cyc = 0
-        self.q: list[tuple[int, int, str, tuple]] = []
+        self.q: list[list[tuple[int, int, str, tuple]]] = [[] for _ in range(cfg.lanes)]
         self.n = 0
         self.rx_hdr_cycle: list[int] = []
         self.tx_last_cycle: list[int] = []
@@ -44,82 +48,112 @@ class Harness:
         ref_forced, sampled every cycle) and window: no new packet from `window` cycles after the
         first forced refresh on."""
         stop_cycle: int | None = None
-        dut, fl = self.dut, self.cfg.flavor
-        beats = [[(b, last) for b, last in p.beats(fl)] for p in pkts]
+        dut, fl, xw, nl = self.dut, self.cfg.flavor, self.cfg.xw, self.cfg.lanes
+        xfers = [p.transfers(fl, xw) for p in pkts]
         pi = bi = 0
         wait = 0
-        cur = {"drs": None, "ndr": None, "h2d": None}
-        for s in ("xl_tx_ready", "m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready", "d2h_data_ready"):
-            getattr(dut, s).value = 1
+        cur: list[dict[str, tuple | None]] = [{"drs": None, "ndr": None, "h2d": None} for _ in range(nl)]
+        ones = (1 << nl) - 1
+        for s in ("m2s_req_ready", "m2s_rwd_ready", "d2h_req_ready", "d2h_data_ready"):
+            getattr(dut, s).value = ones
+        dut.xl_tx_ready.value = 1
         rdy_sig = {"drs": "s2m_drs_ready", "ndr": "s2m_ndr_ready", "h2d": "h2d_data_ready"}
         while self.cyc < max_cycles:
             await FallingEdge(dut.clk)
             self.cyc += 1
             stopping = stop_cycle is not None and self.cyc >= stop_cycle and bi == 0
-            if pi < len(beats) and wait <= 0 and not stopping:
+            if pi < len(xfers) and wait <= 0 and not stopping:
                 dut.xl_rx_valid.value = 1
-                dut.xl_rx_data.value, dut.xl_rx_last.value = beats[pi][bi][0], int(beats[pi][bi][1])
+                dut.xl_rx_data.value, dut.xl_rx_last.value = xfers[pi][bi]
             else:
                 dut.xl_rx_valid.value = 0
                 wait -= 1
             # a presented response stays until the bridge takes it (DRS may wait for the HBM queue)
-            while self.q and self.q[0][0] <= self.cyc and cur[self.q[0][2]] is None:
-                _, _, ch, it = heapq.heappop(self.q)
-                cur[ch] = it
+            for ln in range(nl):
+                q = self.q[ln]
+                while q and q[0][0] <= self.cyc and cur[ln][q[0][2]] is None:
+                    _, _, ch, it = heapq.heappop(q)
+                    cur[ln][ch] = it
             self._drive(cur)
             await ReadOnly()
-            for ch in cur:
-                if cur[ch] is not None and int(getattr(dut, rdy_sig[ch]).value):
-                    cur[ch] = None
+            for ch, sig in rdy_sig.items():
+                rv = int(getattr(dut, sig).value)
+                for ln in range(nl):
+                    if cur[ln][ch] is not None and rv >> ln & 1:
+                        cur[ln][ch] = None
             if int(dut.xl_rx_valid.value) and int(dut.xl_rx_ready.value):
-                self.rx_beats += 1
+                self.rx_beats += (int(dut.xl_rx_last.value) or (1 << xw) >> 1).bit_length()
                 if bi == 0:
                     self.rx_hdr_cycle.append(self.cyc)
                 bi += 1
-                if bi == len(beats[pi]):
+                if bi == len(xfers[pi]):
                     pi, bi, wait = pi + 1, 0, gap
             if int(dut.xl_tx_valid.value):
-                self.tx_beats += 1
-                if int(dut.xl_tx_last.value):
+                last = int(dut.xl_tx_last.value)
+                self.tx_beats += last.bit_length() if last else xw
+                if last:
                     self.tx_last_cycle.append(self.cyc)
-            if int(dut.m2s_req_valid.value):
-                r = M2SReq.from_canonical(int(dut.m2s_req_hdr.value))
-                self._push(FAR, "drs", (r.tag, r.addr))
-            if int(dut.m2s_rwd_valid.value):
-                w = M2SRwD.from_canonical(int(dut.m2s_rwd_hdr.value))
-                self.mem[w.addr] = int(dut.m2s_rwd_data.value).to_bytes(64, "little")
-                self._push(FAR, "ndr", (w.tag,))
-            if int(dut.d2h_req_valid.value):
-                self._push(FAR, "h2d", (int(dut.d2h_req_hdr.value),))
+            self._sample_cxl()
             if probe is not None and int(probe.value):
                 self.forced.append(self.cyc)
                 if window and stop_cycle is None:
                     stop_cycle = self.cyc + window
-            if (pi == len(beats) or (stopping and pi > 0)) and len(self.tx_last_cycle) >= pi:
+            if (pi == len(xfers) or (stopping and pi > 0)) and len(self.tx_last_cycle) >= pi:
                 break
         assert len(self.tx_last_cycle) >= pi and (pi == len(pkts) or stop_cycle is not None), \
             "bench run did not finish"
 
-    def _push(self, lat: int, ch: str, it: tuple) -> None:
-        self.n += 1
-        heapq.heappush(self.q, (self.cyc + lat, self.n, ch, it))
+    def _sample_cxl(self) -> None:
+        dut, nl = self.dut, self.cfg.lanes
+        rv, wv, dv = int(dut.m2s_req_valid.value), int(dut.m2s_rwd_valid.value), int(dut.d2h_req_valid.value)
+        if rv:
+            hdrs = int(dut.m2s_req_hdr.value)
+            for ln in range(nl):
+                if rv >> ln & 1:
+                    r = M2SReq.from_canonical(hdrs >> (128 * ln) & M128)
+                    self._push(ln, FAR, "drs", (r.tag, r.addr))
+        if wv:
+            hdrs, datas = int(dut.m2s_rwd_hdr.value), int(dut.m2s_rwd_data.value)
+            for ln in range(nl):
+                if wv >> ln & 1:
+                    w = M2SRwD.from_canonical(hdrs >> (128 * ln) & M128)
+                    self.mem[w.addr] = (datas >> (512 * ln) & M512).to_bytes(64, "little")
+                    self._push(ln, FAR, "ndr", (w.tag,))
+        if dv:
+            hdrs = int(dut.d2h_req_hdr.value)
+            for ln in range(nl):
+                if dv >> ln & 1:
+                    self._push(ln, FAR, "h2d", (D2HReq.from_canonical(hdrs >> (128 * ln) & M128).cqid,))
 
-    def _drive(self, cur: dict) -> None:
+    def _push(self, ln: int, lat: int, ch: str, it: tuple) -> None:
+        self.n += 1
+        heapq.heappush(self.q[ln], (self.cyc + lat, self.n, ch, it))
+
+    def _drive(self, cur: list[dict]) -> None:
         dut = self.dut
-        d = cur["drs"]
-        dut.s2m_drs_valid.value = int(d is not None)
-        if d is not None:
-            tag, line = d
-            dut.s2m_drs_hdr.value = S2MDRS(tag=tag).to_canonical()
-            dut.s2m_drs_data.value = int.from_bytes(self.mem.get(line, default_line(line)), "little")
-        n = cur["ndr"]
-        dut.s2m_ndr_valid.value = int(n is not None)
-        if n is not None:
-            dut.s2m_ndr_hdr.value = S2MNDR(tag=n[0]).to_canonical()
-        h = cur["h2d"]
-        dut.h2d_data_valid.value = int(h is not None)
-        if h is not None:
-            dut.h2d_data_hdr.value = H2DData(cqid=h[0] >> 5 & 0xFFF).to_canonical()
+        v = {"drs": 0, "ndr": 0, "h2d": 0}
+        drs_h = drs_d = ndr_h = h2d_h = 0
+        for ln, c in enumerate(cur):
+            if c["drs"] is not None:
+                tag, line = c["drs"]
+                v["drs"] |= 1 << ln
+                drs_h |= S2MDRS(tag=tag).to_canonical() << (128 * ln)
+                drs_d |= int.from_bytes(self.mem.get(line, default_line(line)), "little") << (512 * ln)
+            if c["ndr"] is not None:
+                v["ndr"] |= 1 << ln
+                ndr_h |= S2MNDR(tag=c["ndr"][0]).to_canonical() << (128 * ln)
+            if c["h2d"] is not None:
+                v["h2d"] |= 1 << ln
+                h2d_h |= H2DData(cqid=c["h2d"][0]).to_canonical() << (128 * ln)
+        dut.s2m_drs_valid.value = v["drs"]
+        dut.s2m_ndr_valid.value = v["ndr"]
+        dut.h2d_data_valid.value = v["h2d"]
+        if v["drs"]:
+            dut.s2m_drs_hdr.value, dut.s2m_drs_data.value = drs_h, drs_d
+        if v["ndr"]:
+            dut.s2m_ndr_hdr.value = ndr_h
+        if v["h2d"]:
+            dut.h2d_data_hdr.value = h2d_h
 
     def latencies(self) -> list[int]:
         return [t - h for h, t in zip(self.rx_hdr_cycle, self.tx_last_cycle)]
@@ -132,8 +166,10 @@ def cfg_and_out() -> tuple[TbConfig, Path]:
 
 
 def req(cfg: TbConfig, op: int, line_off: int, nlines: int, tag: int = 0) -> Packet:
+    """Request k uses tag k % 1024 and src (k // 1024) % 1024: no (src, tag) pair is reused while
+    a previous one can still be outstanding."""
     n = nlines if op == XlOp.WRITE else 0
-    return Packet(XlHeader(op, tag % 1024, 1, len_field_for(cfg.flavor, 64 * nlines),
+    return Packet(XlHeader(op, tag % 1024, (tag // 1024) % 1024, len_field_for(cfg.flavor, 64 * nlines),
                            cfg.bridge.win_base + 64 * line_off),
                   tuple(bytes([tag & 0xFF]) * 64 for _ in range(n)))
 
@@ -171,7 +207,8 @@ async def latency(dut: object) -> None:
         res["miss_conversion_latency_ht_hit_cycles"] = sum(ht) / len(ht)
         res["hdr_table_saving_cycles"] = res["miss_conversion_latency_cycles"] - sum(ht) / len(ht)
         res["stat_ht_hit"] = int(dut.stat_ht_hit.value)
-    (out / f"latency_buf{cfg.buf_en}_{cfg.flavor}.json").write_text(json.dumps(res))
+    tag = os.environ.get("XB_TAG", "")
+    (out / f"latency_buf{cfg.buf_en}_{cfg.flavor}{'_' + tag if tag else ''}.json").write_text(json.dumps(res))
 
 
 @cocotb.test(timeout_time=20000, timeout_unit="us")
@@ -212,7 +249,7 @@ async def throughput_sustained(dut: object) -> None:
     forced (every bank REF_POSTPONE behind) the stream runs another SUS_WINDOW cycles, and the rate
     is measured over that window, in which every timer refresh is forced (steady state)."""
     cfg, out = cfg_and_out()
-    probe = dut.g_hbm.hbm_ref_f
+    probe = dut.g_lane[0].u_lane.g_hbm.hbm_ref_f
     res: dict[str, float] = {}
     for k, op in enumerate((XlOp.WRITE, XlOp.READ)):
         await fresh(dut, first=(k == 0))
@@ -261,3 +298,60 @@ async def traces(dut: object) -> None:
                      "misses": miss, "hit_rate": (hit + fwd) / max(1, hit + fwd + miss),
                      "cycles": h.cyc}
     (out / f"traces_buf{cfg.buf_en}_{cfg.flavor}.json").write_text(json.dumps(res))
+
+
+def _rate(cycles: list[int], nbytes: list[float], skip: int) -> tuple[float, int]:
+    """Bytes per cycle from event `skip` to the last event (steady state after warm-up)."""
+    n = len(cycles)
+    span = cycles[-1] - cycles[skip]
+    return sum(nbytes[skip + 1:n]) / span, span
+
+
+@cocotb.test(timeout_time=200000, timeout_unit="us")
+async def link_rate(dut: object) -> None:
+    """Fraction of the link rate the bridge moves, per (read / write) x (64 B / 256 B) x (hit /
+    miss stream), far side FAR cycles. Reads: response link bytes per cycle; writes: request link
+    bytes per cycle; both in steady state (the first quarter of the stream skipped, then at least
+    LR_WINDOW cycles at the link rate's packet rate). Miss stream: every line new. Hit stream: a
+    working set of half the hot-line cache, warmed by one pass, then re-read / re-written."""
+    cfg, out = cfg_and_out()
+    rate = LINK_RATE[cfg.flavor]
+    res: dict[str, dict[str, float]] = {}
+    first = True
+    for d, op in (("rd", XlOp.READ), ("wr", XlOp.WRITE)):
+        for size in (64, 256):
+            nl = size // 64
+            probe_pkt = req(cfg, XlOp.WRITE if op == XlOp.WRITE else XlOp.READ, 0, nl)
+            data_pkt = probe_pkt if op == XlOp.WRITE else Packet(
+                XlHeader(XlOp.RD_DATA, 0, 0, probe_pkt.hdr.len, 0), probe_pkt.lines or
+                tuple(bytes(64) for _ in range(nl)))
+            lbytes = data_pkt.link_bytes(cfg.flavor)
+            n_meas = int(LR_WINDOW * rate / lbytes) + 1
+            for stream in ("hit", "miss"):
+                await fresh(dut, first=first)
+                first = False
+                h = Harness(dut, cfg)
+                if stream == "miss":
+                    n = n_meas * 4 // 3 + 1
+                    pkts = [req(cfg, op, 200000 + nl * k, nl, k) for k in range(n)]
+                    skip = n - n_meas
+                else:
+                    ws = max(nl, cfg.sets // 2) // nl          # requests in one pass of the set
+                    warm = [req(cfg, op, nl * (k % ws), nl, k) for k in range(ws)]
+                    n = ws + n_meas * 4 // 3 + 1
+                    pkts = warm + [req(cfg, op, nl * (k % ws), nl, k) for k in range(ws, n)]
+                    skip = ws + n_meas // 3
+                hit0 = int(dut.stat_hit.value)
+                await h.run(pkts, max_cycles=60 * n + 20 * FAR + 5000)
+                if op == XlOp.READ:
+                    bpc, span = _rate(h.tx_last_cycle, [lbytes] * n, skip)
+                else:
+                    bpc, span = _rate(h.rx_hdr_cycle, [lbytes] * n, skip)
+                lat = h.latencies()
+                res[f"{d}.{size}.{stream}"] = {
+                    "bytes_per_cycle": bpc, "fraction": bpc / rate, "span_cycles": span,
+                    "requests": n, "measured": n - skip - 1,
+                    "hits": int(dut.stat_hit.value) - hit0, "stat_miss": int(dut.stat_miss.value),
+                    "mean_latency": sum(lat[skip:]) / len(lat[skip:]), "max_latency": max(lat)}
+    tag = os.environ.get("XB_TAG", "")
+    (out / f"linkrate_{cfg.flavor}_far{FAR}{'_' + tag if tag else ''}.json").write_text(json.dumps(res))

@@ -11,8 +11,8 @@ from pyuvm import uvm_test
 
 from models.bridge import NVLINK, UALINK, Packet, XlHeader, XlOp, XlStatus
 from models.bridge.convert import FULL_MASK, line_masks
-from tb.bridge.env import (BridgeEnv, TbConfig, beats_payloads, make_packet, new_ref, outcome,
-                           size_bins)
+from tb.bridge.env import (BridgeEnv, Faults, TbConfig, beats_payloads, make_packet, new_ref,
+                           outcome, size_bins)
 from tb.common.clock import ClockReset
 from tb.common.patterns import Pattern
 from tb.common.seeds import announce_seed, component_rng
@@ -24,6 +24,10 @@ class BridgeBase(uvm_test):
     """Builds the env; subclasses define traffic() and the patterns."""
 
     enforce_cov = False
+    wd_bound = 4000          # cycles: every accepted request answered within (watchdog)
+
+    def faults(self) -> Faults | None:
+        return None
 
     def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
         return (Pattern.random(0.8, rng), Pattern.random(0.7, rng), Pattern.random(0.6, rng),
@@ -33,9 +37,14 @@ class BridgeBase(uvm_test):
         self.cfg = TbConfig.from_env()
         self.rng = component_rng(self)
         idle, sink, rdy, lat = self.patterns(self.rng)
-        self.env = BridgeEnv("env", self, self.cfg, idle, sink, rdy, lat, cov=self.enforce_cov)
-        self.sent: list[tuple[Packet, Packet, list[bool]]] = []
+        self.env = BridgeEnv("env", self, self.cfg, idle, sink, rdy, lat, cov=self.enforce_cov,
+                             faults=self.faults(), wd_bound=self.wd_bound)
+        self.sent: list[tuple[Packet, Packet, list[bool], list]] = []
         self.tag = 0
+
+    def connect_phase(self) -> None:
+        # the model frees a (src, tag) pair when its answer has left the bridge
+        self.env.asm.listeners.append(lambda pkt: self.ref.retire(pkt.hdr.src, pkt.hdr.tag))
 
     def end_of_elaboration_phase(self) -> None:
         cg = self.env.cov.group("xbridge")
@@ -48,8 +57,15 @@ class BridgeBase(uvm_test):
             # partial lines (16 B granularity): reads return the bytes, writes read-modify-write
             cg.coverpoint("shape", ["full", "head", "tail", "both"])
             cg.cross("op_x_shape", ["op", "shape"])
+        if self.cfg.xw > 1:
+            # responses end in every beat lane of a transfer
+            cg.coverpoint("last_lane", list(range(self.cfg.xw)))
+            self.env.asm.listeners.append(self.sample_last_lane)
         self.cg = cg
         self.eg = None
+
+    def sample_last_lane(self, pkt: Packet) -> None:
+        self.cg.sample(last_lane=(len(pkt.beats(self.cfg.flavor)) - 1) % self.cfg.xw)
 
     # ------------------------------------------------------------------ traffic helpers
     def base(self) -> int:
@@ -90,7 +106,7 @@ class BridgeBase(uvm_test):
     async def send(self, pkt: Packet) -> None:
         exp, ops, local = self.ref.process(pkt)
         self.env.sb.write_expected(exp)
-        self.sent.append((pkt, exp, local, [o.mask for o in ops]))
+        self.sent.append((pkt, exp, local, ops))
         await self.env.xl.send(beats_payloads(self.cfg, pkt))
 
     async def send_raw(self, pkt: Packet, beats: list[dict[str, int]], status: XlStatus) -> None:
@@ -98,8 +114,22 @@ class BridgeBase(uvm_test):
         exp, ops, local = self.ref.process(pkt)
         assert exp.hdr.status == status, f"model says {exp.hdr.status}, test meant {status}"
         self.env.sb.write_expected(exp)
-        self.sent.append((pkt, exp, local, [o.mask for o in ops]))
+        self.sent.append((pkt, exp, local, ops))
         await self.env.xl.send(beats)
+
+    async def send_dup(self) -> None:
+        """A read miss, then at once a request with the same (src, tag): the first is certainly
+        outstanding (its far side takes >= the minimum latency), so the second is answered BAD_TAG."""
+        r = self.rng
+        first = self.pkt(XlOp.READ, 64 * r.randrange(40000, 60000), 64)
+        await self.send(first)
+        op = r.choice([XlOp.READ, XlOp.WRITE, 7])
+        lead, nb, _ = self.shape()
+        second = make_packet(self.cfg, r, XlOp.WRITE if op == XlOp.WRITE else XlOp.READ,
+                             self.base() + 64 * r.randrange(64) + lead, nb, first.hdr.tag, first.hdr.src)
+        if op == 7:                     # a duplicate that is malformed as well: BAD_TAG wins
+            second = Packet(XlHeader(7, first.hdr.tag, first.hdr.src, second.hdr.len, second.hdr.addr))
+        await self.send_raw(second, beats_payloads(self.cfg, second), XlStatus.BAD_TAG)
 
     async def wait_responses(self, max_cycles: int = 50000) -> None:
         clk = cocotb.top.clk
@@ -137,6 +167,15 @@ class BridgeBase(uvm_test):
 
     def final_checks(self) -> None:
         dut = cocotb.top
+        dbg = os.environ.get("XB_DEBUG_ADDR")
+        if dbg:
+            a0 = int(dbg, 0)
+            for k, (pkt, exp, _, ops) in enumerate(self.sent):
+                if any(o.xl_addr == a0 for o in ops):
+                    self.logger.info(f"DBG req {k} {XlOp(pkt.hdr.opcode).name} addr {pkt.hdr.addr:#x} len {pkt.hdr.len} "
+                                     f"masks {[hex(o.mask) for o in ops]} lanes {[ (o.hpa>>6)%self.cfg.lanes for o in ops]} "
+                                     f"kinds {self.env.dbg.request_kinds(k, ops)} st {exp.hdr.status} "
+                                     f"enter {self.env.dbg.enter_cycle.get(k)}")
         mem, ref = self.env.mem, self.ref
         bad = [ln for ln, d in ref.mem.items() if mem.read(ln) != d]
         for ln in bad[:3]:
@@ -147,16 +186,20 @@ class BridgeBase(uvm_test):
         assert not extra, f"bridge wrote lines the reference never wrote: {extra[:4]}"
         n_err = sum(1 for _, e, _, _ in self.sent if e.hdr.opcode == XlOp.ERR)
         assert int(dut.stat_err.value) == n_err, f"stat_err {int(dut.stat_err.value)} != {n_err}"
-        assert int(dut.stat_proto_err.value) == 0, "bridge saw CXL responses with unknown tags"
+        n_proto = self.env.mem.proto_faults()
+        assert int(dut.stat_proto_err.value) == n_proto, \
+            f"stat_proto_err {int(dut.stat_proto_err.value)}, {n_proto} faulty CXL responses injected"
         assert self.env.dbg.hbm_checked > 0 or not self.cfg.buf_en or self.ref.cache is None \
             or self.ref.cache.hits == 0, "HBM accesses happened but none was checked"
-        for k, (pkt, exp, _, masks) in enumerate(self.sent):
-            kinds = self.env.dbg.kinds.get(k, [])
+        for k, (pkt, exp, _, ops) in enumerate(self.sent):
+            kinds = self.env.dbg.request_kinds(k, ops)
+            masks = [o.mask for o in ops]
             if exp.hdr.opcode == XlOp.ERR:
                 if self.eg is not None:
                     self.eg.sample(status=XlStatus(exp.hdr.status).name)
                 if exp.hdr.status != XlStatus.CXL_ERR:
-                    assert not kinds, f"request {k} answered with error but issued lines {kinds}"
+                    n = self.env.dbg.n_kinds(k)
+                    assert n == 0, f"request {k} answered with error but issued {n} lines"
                 continue
             nl = len(kinds)
             assert nl == len(masks), f"request {k}: {nl} lines issued, the request touches {len(masks)}"
@@ -167,8 +210,9 @@ class BridgeBase(uvm_test):
                 self.cg.sample(op=op, shape={(False, False): "full", (True, False): "head",
                                              (False, True): "tail", (True, True): "both"}[(head, tail)])
         # partial write lines: each reads its line unless it coalesces into the write buffer
-        n_part = sum(1 for p, e, _, ms in self.sent if p.hdr.opcode == XlOp.WRITE
-                     and e.hdr.status in (XlStatus.OK, XlStatus.CXL_ERR) for m in ms if m != FULL_MASK)
+        n_part = sum(1 for p, e, _, ops in self.sent if p.hdr.opcode == XlOp.WRITE
+                     and e.hdr.status in (XlStatus.OK, XlStatus.CXL_ERR) for o in ops
+                     if o.mask != FULL_MASK)
         rmw = int(dut.stat_rmw.value)
         if self.cfg.buf_en:
             assert rmw <= n_part, f"{rmw} read-modify-writes for {n_part} partial lines"
@@ -178,7 +222,8 @@ class BridgeBase(uvm_test):
                          f"rmw={int(dut.stat_rmw.value)} "
                          f"fwd={int(dut.stat_fwd.value)} miss={int(dut.stat_miss.value)} "
                          f"ht_hit={int(dut.stat_ht_hit.value)} err={int(dut.stat_err.value)} "
-                         f"cxl={self.env.mem.counts} hbm_checked={self.env.dbg.hbm_checked}")
+                         f"cxl={self.env.mem.counts} hbm_checked={self.env.dbg.hbm_checked} "
+                         f"faults={self.env.mem.injected} wd_max_latency={self.env.wd.max_latency}")
 
 
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
@@ -232,10 +277,10 @@ class BridgeSequentialTest(BridgeBase):
         super().final_checks()
         dut = cocotb.top
         hits = 0
-        for k, (pkt, exp, local, _) in enumerate(self.sent):
+        for k, (pkt, exp, local, ops) in enumerate(self.sent):
             if pkt.hdr.opcode != XlOp.READ or exp.hdr.opcode == XlOp.ERR:
                 continue
-            kinds = self.env.dbg.kinds.get(k, [])
+            kinds = self.env.dbg.request_kinds(k, ops)
             got = [kd == "hit" for kd in kinds]
             assert got == local, f"request {k} {pkt.hdr}: RTL lines {kinds}, model hits {local}"
             hits += sum(local)
@@ -251,9 +296,10 @@ class BridgeSequentialTest(BridgeBase):
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
 class BridgeErrorTest(BridgeBase):
     """Malformed packets (bad opcode, bad length, wrong data-beat count, misaligned, outside the
-    window, partial write to the coherent range) and far-side NXM (reads, and the read of a
-    partial write), mixed with good traffic: each gets one error response, the count matches,
-    good requests are unaffected. The NXM lines are never written, so they are never cached."""
+    window, partial write to the coherent range, a (src, tag) that is still outstanding) and
+    far-side errors (NXM / poison on reads and on the read of a partial write), mixed with good
+    traffic: each gets one error response, the count matches, good requests are unaffected. The
+    NXM lines are never written, so they are never cached."""
 
     enforce_cov = True
 
@@ -281,8 +327,10 @@ class BridgeErrorTest(BridgeBase):
             if u < 0.5:
                 await self.send(self.random_req())
                 continue
-            kind = r.randrange(7)
-            if kind == 0:
+            kind = r.randrange(8)
+            if kind == 7:
+                await self.send_dup()
+            elif kind == 0:
                 op = r.choice([0, 3, 7, 8, 0xF])
                 pkt = self.pkt(XlOp.READ, 0, 64)
                 pkt = Packet(XlHeader(op, pkt.hdr.tag, pkt.hdr.src, pkt.hdr.len, pkt.hdr.addr))
@@ -344,3 +392,90 @@ class BridgeWriteBurstTest(BridgeBase):
                 await self.send(self.pkt(XlOp.READ, 64 * r.randrange(24 - nl + 1) + lead, nb))
         for k in range(6):
             await self.send(self.pkt(XlOp.READ, 256 * k, 256))
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeProtocolFaultTest(BridgeBase):
+    """Illegal input from the CXL side mixed with random traffic: responses with tags / CQIDs the
+    bridge never issued (DRS, NDR, H2D Data, H2D Rsp), DRS answered twice, NDR carrying a read's
+    tag; coherent lines whose home answers with errors (H2D Data GO-Err, GO-Err without data,
+    GO_ERR_WritePull); duplicate XLink tags. Every fault is dropped and counted (stat_proto_err
+    equals the faults injected), never holds a port (the core takes every NDR / H2D Data at once),
+    every request is answered (watchdog) exactly as the model says."""
+
+    enforce_cov = True
+
+    def faults(self) -> Faults:
+        return Faults(stray=0.01, dup_drs=0.15, ndr_on_rd=0.01)
+
+    def end_of_elaboration_phase(self) -> None:
+        super().end_of_elaboration_phase()
+        self.env.cov.groups.pop("xbridge")
+        self.eg = self.env.cov.group("errors")
+        self.eg.coverpoint("status", ["BAD_TAG", "CXL_ERR"])
+        self.fg = self.env.cov.group("cxl_faults")
+        self.fg.coverpoint("fault", ["stray_drs", "stray_ndr", "stray_h2d", "stray_rsp", "dup_drs",
+                                     "ndr_on_rd"])
+
+    async def traffic(self) -> None:
+        r, b = self.rng, self.cfg.bridge
+        hpa_l = b.hpa_base >> 6
+        # error lines in the coherent range (reads and full-line writes) and outside it
+        coh_bad = [hpa_l + (b.coh_off >> 6) + 200 + 4 * i for i in range(4)]
+        mem_bad = [hpa_l + 45000 + i for i in range(4)]
+        self.env.mem.nxm.update(coh_bad + mem_bad)
+        for _ in range(220):
+            u = r.random()
+            if u < 0.06:
+                await self.send_dup()
+            elif u < 0.12:
+                ln = r.choice(coh_bad)
+                await self.send(self.pkt(r.choice([XlOp.READ, XlOp.WRITE]), 64 * (ln - hpa_l), 64))
+            elif u < 0.16:
+                await self.send(self.pkt(XlOp.READ, 64 * (r.choice(mem_bad) - hpa_l), 64))
+            else:
+                await self.send(self.random_req())
+
+    def final_checks(self) -> None:
+        super().final_checks()
+        for kind, n in self.env.mem.injected.items():
+            for _ in range(n):
+                self.fg.sample(fault=kind)
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeWatchdogSelfTest(BridgeBase):
+    """The watchdog must catch a hang: the CXL agent withholds the answer to one MemRd, so that
+    request (and every response behind it, in order) stays unanswered. The watchdog has to report
+    it within its bound; then the answer is released and everything must complete normally."""
+
+    wd_bound = 300
+
+    def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
+        return Pattern.random(0.8, rng), Pattern.always(), Pattern.always(), (20, 40)
+
+    async def traffic(self) -> None:
+        self.env.mem.withhold = 3
+
+        async def sender() -> None:        # blocks once the reorder buffer is full behind the hang
+            for k in range(12):
+                await self.send(self.pkt(XlOp.READ, 64 * (50000 + 8 * k), 64))
+
+        task = cocotb.start_soon(sender())
+        clk = cocotb.top.clk
+        wd = self.env.wd
+        waited = 0
+        while not any("unanswered" in e for e in wd.errors):
+            await FallingEdge(clk)
+            waited += 1
+            assert waited < 3 * self.wd_bound, \
+                f"watchdog did not report the withheld request in {waited} cycles (bound {self.wd_bound})"
+        hung = [e for e in wd.errors if "unanswered" in e]
+        self.logger.info(f"watchdog reported {len(hung)} hung request(s) after {waited} cycles: {hung[0]}")
+        assert self.env.mem.held, "the CXL agent withheld nothing"
+        self.env.mem.release()
+        await task
+        await self.wait_responses()
+        # the reports were the expected outcome of this test; late answers are reported as well
+        assert all("unanswered" in e or "answered at" in e for e in wd.errors), wd.errors[:4]
+        wd.errors.clear()

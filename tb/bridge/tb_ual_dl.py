@@ -1,28 +1,51 @@
-"""cocotb tests of the UALink-style DL flit packer/unpacker against models.bridge.packets."""
+"""cocotb tests of the UALink-style DL flit packer/unpacker against models.bridge.packets, for a
+core port of XW TL flits per cycle (env XB_DLXW; the core's framing: a packet starts in lane 0,
+`last` one-hot on its final beat's lane, a transfer that does not end a packet is full)."""
 from __future__ import annotations
 
+import os
 import random
 
 import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly
 
-from models.bridge.packets import UAL_DL_SLOTS, dl_pack, dl_unpack
+from models.bridge.packets import BEAT_BITS, UAL_DL_SLOTS, dl_pack, dl_unpack
 from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
 
+XW = int(os.environ.get("XB_DLXW", "1"))
+MASK = (1 << BEAT_BITS) - 1
 
-@cocotb.test(timeout_time=200, timeout_unit="us")
+
+def transfers(beats: list[tuple[int, bool]]) -> list[tuple[int, int]]:
+    """(data, last) transfers of a beat stream in the core's framing."""
+    out, i = [], 0
+    while i < len(beats):
+        chunk = [beats[i]]
+        while len(chunk) < XW and not chunk[-1][1] and i + len(chunk) < len(beats):
+            chunk.append(beats[i + len(chunk)])
+        data = sum(b << (BEAT_BITS * x) for x, (b, _) in enumerate(chunk))
+        last = 1 << (len(chunk) - 1) if chunk[-1][1] else 0
+        out.append((data, last))
+        i += len(chunk)
+    return out
+
+
+@cocotb.test(timeout_time=400, timeout_unit="us")
 async def dl_rx_random(dut: object) -> None:
-    """Random DL flits (1..9 slots, random last bits, sequence gaps) with stalls on both sides."""
+    """Random DL flits (1..9 slots, random last bits, sequence gaps) with stalls on both sides; the
+    TL side must come out in order and framed (non-final transfers full, `last` one-hot)."""
     announce_seed()
     rng: random.Random = named_rng("dl_rx")
     dut.dl_valid.value = 0
     dut.tl_ready.value = 0
     await ClockReset(dut.clk, dut.rst).start()
     flits, expect, gaps, seq = [], [], 0, 0
-    for _ in range(150):
+    for k in range(150):
         n = rng.randint(1, UAL_DL_SLOTS)
         slots = [(rng.getrandbits(512), rng.random() < 0.4) for _ in range(n)]
+        if k == 149:
+            slots[-1] = (slots[-1][0], True)       # the stream ends with a packet's last beat
         if rng.random() < 0.05:
             seq = (seq + 1) & 0xFF
             gaps += 1
@@ -30,9 +53,11 @@ async def dl_rx_random(dut: object) -> None:
         expect += slots
         seq = (seq + 1) & 0xFF
     got: list[tuple[int, bool]] = []
+    errors: list[str] = []
+    two = 0
     i = 0
     holding = False                                # a presented flit stays until taken
-    for _ in range(20000):
+    for _ in range(40000):
         await FallingEdge(dut.clk)
         if i < len(flits) and (holding or rng.random() < 0.8):
             dut.dl_valid.value = 1
@@ -43,33 +68,45 @@ async def dl_rx_random(dut: object) -> None:
         dut.tl_ready.value = int(rng.random() < 0.7)
         await ReadOnly()
         if int(dut.tl_valid.value) and int(dut.tl_ready.value):
-            got.append((int(dut.tl_data.value), bool(int(dut.tl_last.value))))
+            data, last = int(dut.tl_data.value), int(dut.tl_last.value)
+            if last & (last - 1):
+                errors.append(f"tl_last {last:#x} not one-hot")
+            n = last.bit_length() if last else XW
+            two += n == 2
+            for x in range(n):
+                got.append((data >> (BEAT_BITS * x) & MASK, bool(last >> x & 1)))
+            if data >> (BEAT_BITS * n):
+                errors.append("lanes past the last beat are not zero")
         if int(dut.dl_valid.value) and int(dut.dl_ready.value):
             i += 1
             holding = False
-        if len(got) == len(expect):
+        if len(got) >= len(expect):
             break
+    assert not errors, errors[:4]
     assert got == expect, f"{len(got)}/{len(expect)} TL flits, first difference at " \
         f"{next((k for k, (a, b) in enumerate(zip(got, expect)) if a != b), len(got))}"
+    assert XW == 1 or two > len(expect) // 4, f"only {two} two-beat transfers"
     await FallingEdge(dut.clk)
     assert int(dut.stat_seq_err.value) == gaps, f"seq errors {int(dut.stat_seq_err.value)} != {gaps}"
 
 
-@cocotb.test(timeout_time=200, timeout_unit="us")
+@cocotb.test(timeout_time=400, timeout_unit="us")
 async def dl_tx_random(dut: object) -> None:
-    """Random TL beats with idle gaps and DL back-pressure: DL flits carry them all, in order,
-    with consecutive sequence numbers; continuous input yields full 9-slot flits."""
+    """Random TL transfers with idle gaps and DL back-pressure: DL flits carry every beat, in
+    order, with consecutive sequence numbers; continuous input yields full 9-slot flits."""
     announce_seed()
     rng: random.Random = named_rng("dl_tx")
     dut.tl_valid.value = 0
     dut.dl_ready.value = 0
     await ClockReset(dut.clk, dut.rst).start()
     beats = [(rng.getrandbits(512), rng.random() < 0.3) for _ in range(600)]
+    beats[-1] = (beats[-1][0], True)
+    xfers = transfers(beats)
     sent, out = 0, []
     burst = 0
     for _ in range(20000):
         await FallingEdge(dut.clk)
-        if sent < len(beats) and not (int(dut.tl_valid.value) and not int(dut.tl_ready.value)):
+        if sent < len(xfers) and not (int(dut.tl_valid.value) and not int(dut.tl_ready.value)):
             if burst == 0 and rng.random() < 0.1:
                 burst = rng.randint(1, 5)          # idle gap
             if burst:
@@ -77,8 +114,8 @@ async def dl_tx_random(dut: object) -> None:
                 dut.tl_valid.value = 0
             else:
                 dut.tl_valid.value = 1
-                dut.tl_data.value, dut.tl_last.value = beats[sent][0], int(beats[sent][1])
-        elif sent >= len(beats):
+                dut.tl_data.value, dut.tl_last.value = xfers[sent]
+        elif sent >= len(xfers):
             dut.tl_valid.value = 0
         dut.dl_ready.value = int(rng.random() < 0.6)
         await ReadOnly()
@@ -86,7 +123,7 @@ async def dl_tx_random(dut: object) -> None:
             sent += 1
         if int(dut.dl_valid.value) and int(dut.dl_ready.value):
             out.append(int(dut.dl_flit.value))
-        if sent == len(beats) and sum(len(dl_unpack(f)[0]) for f in out) == len(beats):
+        if sent == len(xfers) and sum(len(dl_unpack(f)[0]) for f in out) == len(beats):
             break
     got = []
     full = 0
@@ -99,3 +136,47 @@ async def dl_tx_random(dut: object) -> None:
     assert got == beats, f"{len(got)}/{len(beats)} TL flits came back in order"
     assert full > len(out) // 3, f"only {full}/{len(out)} DL flits were full"
     dut._log.info(f"{len(out)} DL flits, {full} full, {len(beats) / len(out):.2f} slots/flit")
+
+
+@cocotb.test(timeout_time=400, timeout_unit="us")
+async def dl_rate(dut: object) -> None:
+    """Saturated input, no back-pressure: TL flits per cycle (XW = 2 must beat one per cycle)."""
+    dut.tl_valid.value = 0
+    dut.dl_valid.value = 0
+    rx = hasattr(dut, "dl_flit") and hasattr(dut, "stat_seq_err")
+    await ClockReset(dut.clk, dut.rst).start()
+    rng = named_rng("dl_rate")
+    beats = [(rng.getrandbits(512), k % 5 == 4) for k in range(450)]   # 256 B packets: 5 beats
+    n, cyc = 0, 0
+    if rx:
+        flits = [dl_pack(beats[i:i + UAL_DL_SLOTS], j) for j, i in enumerate(range(0, len(beats), UAL_DL_SLOTS))]
+        dut.tl_ready.value = 1
+        i = 0
+        while n < len(beats):
+            await FallingEdge(dut.clk)
+            cyc += 1
+            dut.dl_valid.value = int(i < len(flits))
+            if i < len(flits):
+                dut.dl_flit.value = flits[i]
+            await ReadOnly()
+            if int(dut.dl_valid.value) and int(dut.dl_ready.value):
+                i += 1
+            if int(dut.tl_valid.value):
+                last = int(dut.tl_last.value)
+                n += last.bit_length() if last else XW
+    else:
+        xfers = transfers(beats)
+        dut.dl_ready.value = 1
+        while n < len(xfers):
+            await FallingEdge(dut.clk)
+            cyc += 1
+            dut.tl_valid.value = 1
+            dut.tl_data.value, dut.tl_last.value = xfers[n]
+            await ReadOnly()
+            if int(dut.tl_ready.value):
+                n += 1
+        n = len(beats)
+    rate = n / cyc
+    dut._log.info(f"{'rx' if rx else 'tx'} XW={XW}: {rate:.2f} TL flits per cycle")
+    # 256 B packets are 5 beats: 3 transfers of 2, 2, 1 beats at XW = 2
+    assert rate >= (1.4 if XW == 2 else 0.9), f"{rate:.2f} TL flits per cycle at XW={XW}"

@@ -12,9 +12,12 @@ Components
   * CohMonitor (inside the env's cycle loop): every handshake of every port, in cycle order, as
     model messages (`models.coherence.msgs`), broadcast on `ap` to the scoreboard, the model's
     trace checkers and the coverage collector.
-  * CohScoreboard: `CohPredictor` (snoop_plan/decide of the model) + SWMR, data-value, completion
-    and ordering checkers of `models.coherence.checkers` on the observed traffic; error counters
-    of the RTL compared with the model's classification.
+  * CohScoreboard: `CohPredictor` (expected answers from the spec table, error rules from the
+    model) + SWMR, data-value, completion and ordering checkers of `models.coherence.checkers` on
+    the observed traffic; error counters of the RTL compared with the model's classification; a
+    `RequestWatchdog` (tb/common) that fails the test when an accepted request or a delivered snoop
+    is unanswered for more than `CohCfg.wd_bound` cycles.
+  * CohDut: the DUT's parameters, read once from the DUT (the env has no copies of them).
 
 Timing: one coroutine runs the cycle loop. At each falling edge it first delivers the handshakes
 sampled in the previous ReadOnly phase (they transferred at the rising edge in between), then every
@@ -75,22 +78,51 @@ from tb.common.coverage import CoverageCollector
 from tb.common.patterns import Pattern
 from tb.common.seeds import component_rng
 from tb.common.scoreboard import AnalysisImp
-from tb.coherence.coh_scoreboard import ERROR_KINDS, CohPredictor
+from tb.common.watchdog import RequestWatchdog
+from models.coherence.home import RTL_ERROR_KINDS
+from models.coherence.spec_table import load as load_table
+from tb.coherence.coh_scoreboard import CohPredictor
 
 LW = 46
 M512 = (1 << 512) - 1
 M128 = (1 << 128) - 1
 Op = D2HReqOp
-# Requests a device may issue for a non-coherent line (model policy, DeviceCache.legal_requests).
+# Requests a device may issue for a line it does not hold (DeviceCache.legal_requests from I).
 I_OPS = (Op.RDSHARED, Op.RDOWN, Op.RDANY, Op.RDCURR, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR, Op.WRINV,
-         Op.CLFLUSH)
+         Op.CLFLUSH, Op.WOWRINV, Op.WOWRINVF)
+
+
+@dataclass(frozen=True)
+class CohDut:
+    """Parameters of the coh_home_agent under test, read from the DUT once (never repeated as knobs)."""
+
+    n: int
+    sets: int
+    ways: int
+    ntxn: int
+    nrange: int
+    qdepth: int
+    cnt_w: int
+
+    @classmethod
+    def from_dut(cls, dut: Any = None) -> CohDut:
+        dut = dut if dut is not None else cocotb.top
+        return cls(*(int(getattr(dut, k).value) for k in ("N", "SETS", "WAYS", "NTXN", "NRANGE", "QDEPTH", "CNT_W")))
+
+    @property
+    def port_bits(self) -> int:
+        return max(1, (self.n - 1).bit_length())
+
+    @property
+    def entry_bits(self) -> int:
+        return max(1, (self.ntxn - 1).bit_length())
 
 
 @dataclass
 class CohCfg:
-    """Knobs of one test (set in ConfigDB as "coh_cfg")."""
+    """Knobs of one test (set in ConfigDB as "coh_cfg"); DUT parameters are in `dut`."""
 
-    n: int = 4
+    dut: CohDut
     lines: tuple[int, ...] = (0x10, 0x11, 0x12)
     nc_base: int = 1 << 40  # lines >= nc_base are outside the coherent range
     traffic: bool = False  # random requests / stores / drops / loads by every device
@@ -107,6 +139,13 @@ class CohCfg:
     mem_ready: str | None = None
     s2m_idle: str | None = None
     mem_init: dict[int, int] = field(default_factory=dict)
+    # cycles an accepted request / delivered snoop may wait for its answer: the stress and capacity runs
+    # (back-pressure, slow snoop answers, memory latency up to 8) peak at 83, so 500 leaves a 6x margin
+    wd_bound: int = 500
+
+    @property
+    def n(self) -> int:
+        return self.dut.n
 
     def coherent(self, line: int) -> bool:
         return line < self.nc_base
@@ -164,6 +203,7 @@ class CacheDeviceAgent(uvm_component):
         self.snoop_choice: Callable[[CH2DReq, int], int] | None = None  # (snoop, n options) -> index
         self.snoop_delay = self.cfg.snoop_delay
         self.hold_snoops = False
+        self.data_hook: Callable[[CD2HData], CD2HData] | None = None  # rewrites outgoing D2H Data (negative tests)
         self.issue_time: dict[int, float] = {}
         self.answer_cycles: list[int] = []  # snoop handshake -> D2H Rsp handshake, per answered snoop
         self.snoop_at: dict[int, int] = {}
@@ -204,7 +244,7 @@ class CacheDeviceAgent(uvm_component):
             elif isinstance(m, CD2HRsp):
                 self.rsp.push(m, at)
             else:
-                self.dat.push(m, at)
+                self.dat.push(self.data_hook(m) if self.data_hook else m, at)
         evs, self.dc.events = self.dc.events, []
         t = self.env.now()
         for ev in evs:
@@ -323,7 +363,8 @@ class CohScoreboard(uvm_component):
         self.pred = CohPredictor(self.cfg.n, self.cfg.coherent)
         self.swmr = SwmrChecker()
         self.data = DataValueChecker(initial=dict(self.cfg.mem_init))
-        self.completion = CompletionChecker()
+        self.wd = RequestWatchdog("wd", self, clk=cocotb.top.clk, bound_cycles=self.cfg.wd_bound)
+        self.completion = CompletionChecker(on_done=lambda t, k: self.wd.answered(("req",) + k, int(t)))
         self.ordering = OrderingChecker()
         self.rtl_errors: dict[str, int] = {}
         self.enforce = True
@@ -340,8 +381,20 @@ class CohScoreboard(uvm_component):
                 self.line_txns.setdefault(line, deque()).append(tx)
             return
         if isinstance(ev, PortMsg):
-            self.pred.feed(ev.t, ev.msg)
-            self.completion.feed(ev)
+            m = ev.msg
+            self.pred.feed(ev.t, m)
+            if isinstance(m, CD2HReq):
+                k = (m.port, m.cqid)
+                was = k in self.completion.pending
+                self.completion.feed(ev)
+                if not was and k in self.completion.pending:  # a request the home owes an answer
+                    self.wd.accepted(("req",) + k, int(ev.t))
+            else:
+                self.completion.feed(ev)
+            if isinstance(m, CH2DReq):
+                self.wd.accepted(("snp", m.port, m.uqid), int(ev.t))
+            elif isinstance(m, CD2HRsp) and ("snp", m.port, m.uqid) in self.wd.outstanding:
+                self.wd.answered(("snp", m.port, m.uqid), int(ev.t))
             self._ordering_feed(ev)
             self._ordering_flush()
             for t, line, value in self.pred.commits:
@@ -392,7 +445,7 @@ class CohScoreboard(uvm_component):
         if at_quiescence:
             self.completion.finish()
         out += [f"completion {v}" for v in self.completion.violations]
-        for k in ERROR_KINDS:
+        for k in RTL_ERROR_KINDS:
             if self.rtl_errors.get(k, 0) != self.pred.errors[k]:
                 out.append(f"error counter {k}: RTL {self.rtl_errors.get(k, 0)}, model {self.pred.errors[k]}")
         return out
@@ -406,64 +459,38 @@ class CohScoreboard(uvm_component):
 
 
 def cov_bins() -> list[str]:
-    """Reachable (directory state x request x snoop answer) bins, from the protocol tables.
-
-    dir state is what the request found: I, S, E (coherent) or NC (non-coherent range). The snoop
-    answer is each D2H Rsp opcode the transaction collected ("none" = no snoop was needed).
-    Excluded as unreachable by device policy: evictions with the directory in I (the device holds
-    the line, so the inclusive filter lists it; only a back-invalidation race reaches it), DirtyEvict
-    with the directory in S (a device in M is the only holder, directory E), and requests with no snoop
-    from E except the owner's own evictions (needs the owner itself to re-request after a silent drop).
-    """
-    bins: list[str] = []
-    for op in (Op.RDCURR, Op.RDSHARED, Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.CLFLUSH):
-        bins.append(f"NC:{op.name}:none")
-    for op in I_OPS:
-        bins.append(f"I:{op.name}:none")
-    for op in (Op.RDSHARED, Op.RDANY, Op.RDCURR, Op.RDOWN, Op.RDOWNNODATA, Op.CLEANEVICT,
-               Op.CLEANEVICTNODATA):
-        bins.append(f"S:{op.name}:none")
-    for op in (Op.RDOWN, Op.RDOWNNODATA, Op.ITOMWR, Op.WRCUR, Op.WRINV, Op.CLFLUSH):
-        for r in ("RSPIHITSE", "RSPIHITI"):
-            bins.append(f"S:{op.name}:{r}")
-        for r in ("RSPIHITSE", "RSPIHITI", "RSPIFWDM"):
-            bins.append(f"E:{op.name}:{r}")
-    for op in (Op.RDSHARED, Op.RDANY):
-        for r in ("RSPIHITI", "RSPSHITSE", "RSPSFWDM", "RSPIFWDM"):
-            bins.append(f"E:{op.name}:{r}")
-    for r in ("RSPIHITI", "RSPVHITV", "RSPSHITSE", "RSPSFWDM", "RSPIFWDM", "RSPVFWDV"):
-        bins.append(f"E:RDCURR:{r}")
-    for op in (Op.CLEANEVICT, Op.DIRTYEVICT, Op.CLEANEVICTNODATA):
-        bins.append(f"E:{op.name}:none")
-    return bins
+    """Functional-coverage bins of the directed flows: every row of the expected-answer table that
+    a policy-following device produces (reach: flow). Rows marked race / decide are checked on
+    coh_decide / coh_snoop_plan and against protocol.py (tests/test_coherence_table.py); the RTL
+    flows count them when they happen but do not require them."""
+    return [r.id for r in load_table().rows if r.reach == "flow"]
 
 
 class CohCoverage(CoverageCollector):
-    """(directory state x request x snoop answer) plus back-invalidation / conflict / error bins."""
+    """Table rows (flows) plus back-invalidation / conflict / error bins."""
 
     def __init__(self, name: str, parent: uvm_component, enforce: bool = True,
                  groups: tuple[str, ...] = ("flows",), events: tuple[str, ...] = ()) -> None:
         super().__init__(name, parent, enforce=enforce)
         self.wanted = groups
         g = self.group("flows")
-        g.coverpoint("dir_req_rsp", cov_bins())
+        g.coverpoint("row", cov_bins())
         if "events" in groups:
             e = self.group("events")
             e.coverpoint("event", list(events))
         if "errors" in groups:
             e = self.group("errors")
-            e.coverpoint("kind", list(ERROR_KINDS))
+            e.coverpoint("kind", list(RTL_ERROR_KINDS))
         if "flows" not in groups:
             self.groups.pop("flows")
+        self.rows_seen: set[str] = set()
 
-    def sample_decision(self, tx: Any, where: str) -> None:
-        if "flows" not in self.groups:
+    def sample_decision(self, tx: Any) -> None:
+        if tx.exp is None:
             return
-        rsps = sorted({int(r) for r in tx.rsps.values()})
-        if not rsps:
-            self.groups["flows"].sample(dir_req_rsp=f"{where}:{D2HReqOp(tx.op).name}:none")
-        for r in rsps:
-            self.groups["flows"].sample(dir_req_rsp=f"{where}:{D2HReqOp(tx.op).name}:{D2HRspOp(r).name}")
+        self.rows_seen.add(tx.exp.row)
+        if "flows" in self.groups:  # race / decide rows are not bins: they hit nothing
+            self.groups["flows"].sample(row=tx.exp.row)
 
     def sample_event(self, name: str) -> None:
         if "events" in self.groups:
@@ -492,7 +519,8 @@ class CohEnv(uvm_env):
         self.cycle = 0
         self.value_ctr = 0x1000
         self.quiet = 0
-        self.err_pulses = {k: 0 for k in ERROR_KINDS}
+        self.err_pulses = {k: 0 for k in RTL_ERROR_KINDS}
+        self.h2d_log: list[tuple[int, CohMsg]] = []  # (cycle, message) of every H2D handshake
         self.trace_starts = 0
 
     def connect_phase(self) -> None:
@@ -545,8 +573,8 @@ class CohEnv(uvm_env):
 
     def read_errors(self) -> dict[str, int]:
         v = int(self.dut.err_count.value)
-        w = len(self.dut.err_count) // len(ERROR_KINDS)
-        return {k: (v >> (i * w)) & ((1 << w) - 1) for i, k in enumerate(ERROR_KINDS)}
+        w = self.cfg.dut.cnt_w
+        return {k: (v >> (i * w)) & ((1 << w) - 1) for i, k in enumerate(RTL_ERROR_KINDS)}
 
     # ------------------------------------------------------------------ the cycle loop
     async def _loop(self) -> None:
@@ -665,7 +693,7 @@ class CohEnv(uvm_env):
             hs.append(("m2s", from_cxl(M2SRwD.from_canonical(int(dut.m2s_rwd_hdr.value), d))))
         pulses = int(dut.err_pulse.value)
         if pulses:
-            for i, k in enumerate(ERROR_KINDS):
+            for i, k in enumerate(RTL_ERROR_KINDS):
                 if pulses >> i & 1:
                     self.err_pulses[k] += 1
                     self.cov.sample_error(k)
@@ -689,6 +717,7 @@ class CohEnv(uvm_env):
                 self.emit(PortMsg(t, msg))
             elif kind == "h2d":
                 _, _, p, msg = h
+                self.h2d_log.append((t, msg))
                 self.emit(PortMsg(t, msg))
             elif kind == "m2s":
                 msg = h[2]
@@ -698,6 +727,6 @@ class CohEnv(uvm_env):
         order = {CH2DData: 0, CH2DRsp: 1, CH2DReq: 2}
         for h in sorted((h for h in pending if h[1] == "h2d"), key=lambda h: order[type(h[3])]):
             self.devs[h[2]].deliver(h[3])
-        for tx, where in self.sb.pred.decisions:
-            self.cov.sample_decision(tx, where)
+        for tx in self.sb.pred.decisions:
+            self.cov.sample_decision(tx)
         self.sb.pred.decisions.clear()

@@ -1,20 +1,24 @@
-"""Scoreboard of the home agent against the reference model's protocol tables.
+"""Scoreboard of the home agent: expectations from the spec table, error rules from the model.
 
 The RTL serializes transactions per line; the scoreboard keeps its own copy of the snoop filter
-(`refdir`: line -> (DirState, sharers)) and, for every transaction the RTL starts (trace port),
-predicts with `models.coherence.protocol.snoop_plan` which snoops must go out, then, once the
-observed snoop answers are in, with `decide` what the answer must be (GO state, pull opcode,
-data source and value, memory writes). It also classifies every D2H Rsp/Data the way
-`models.coherence.home.HomeAgent` does, to predict the error counters.
+(`refdir`: line -> (state, sharers)) and, for every transaction the RTL starts (trace port),
+predicts from the expected-answer table (models/coherence/spec_table.yaml, written from the
+reference text, not from protocol.py) which snoops must go out, then, once the observed snoop
+answers are in, what the answer must be (GO state or pull opcode, data source and value, memory
+writes, the message after the writes). Requests without a line (CacheFlushed, opcodes that are not
+requests) get the table's lineless rows. Bad input is classified with the model's own rules
+(`models.coherence.home.classify_*`), and the error kinds are the model's `RTL_ERROR_KINDS`.
 
 Nothing here looks inside the RTL except the trace port (which transaction started, and whether
-it is a back-invalidation); the predictions come from the model only.
+it is a back-invalidation).
 """
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
+from models.coherence.home import RTL_ERROR_KINDS, UqView, classify_data, classify_rsp, classify_s2m
 from models.coherence.msgs import (
     CD2HData,
     CD2HReq,
@@ -28,29 +32,25 @@ from models.coherence.msgs import (
     CS2MNDR,
     CohMsg,
 )
-from models.coherence.protocol import (
-    FWD_RSPS,
-    LEGAL_SNOOP_RSPS,
-    REQUEST_OPS,
-    WRITE_OPS,
-    Decision,
-    DirState,
-    decide,
-    holders,
-    snoop_plan,
-)
-from models.cxl.messages import D2HReqOp, D2HRspOp, H2DReqOp, H2DRspOp, S2MDRSOp, S2MNDROp
+from models.coherence.protocol import FWD_RSPS, REQUEST_OPS, WRITE_OPS, DirState, holders
+from models.coherence.spec_table import Expect, load
+from models.cxl.messages import D2HReqOp, D2HRspOp, H2DReqOp, H2DRspOp
 
-ERROR_KINDS = ("illegal_opcode", "unsolicited_rsp", "unsolicited_data", "wrong_uqid", "illegal_rsp",
-               "unsolicited_mem")
+TABLE = load()
+SERVED = frozenset(int(o) for o in REQUEST_OPS)
+
+
+def _opname(op: int) -> str:
+    return D2HReqOp(op).name if op in D2HReqOp._value2member_map_ else f"opcode {op:#x}"
 
 
 @dataclass
 class Txn:
-    """One transaction on a line: a device request or a back-invalidation."""
+    """One transaction on a line (a device request or a back-invalidation), or a lineless request."""
 
     line: int
     binv: bool = False
+    lineless: bool = False
     port: int = -1
     op: int = 0
     cqid: int = 0
@@ -65,49 +65,41 @@ class Txn:
     done: int = 0  # ports whose snoop answer (and data) are in
     rsps: dict[int, int] = field(default_factory=dict)
     fwd: int | None = None
-    dec: Decision | None = None
-    # outputs still expected / seen
-    go_seen: int = 0
+    exp: Expect | None = None  # the table's answer (None for a back-invalidation)
+    decided: bool = False
+    # outputs seen
+    rsp_seen: int = 0
     data_seen: int = 0
-    pull_seen: int = 0
+    after_seen: int = 0
     pull_data: bool = False
-    go_after_seen: int = 0
     memval: int | None = None
-    t_go: float | None = None
     counted: bool = False
 
+    @property
+    def pull(self) -> bool:
+        """The decision's H2D Rsp is a write-pull that brings data back."""
+        e = self.exp
+        return e is not None and e.rsp in (H2DRspOp.GO_WRITEPULL, H2DRspOp.WRITEPULL, H2DRspOp.FAST_GO_WRITEPULL)
+
     def outputs_done(self) -> bool:
-        """Decided and every H2D answer (GO / pull / data / GO after the write) was delivered."""
-        d = self.dec
-        if d is None:
+        """Decided and every H2D answer (GO / pull / data / message after the write) was delivered."""
+        e = self.exp
+        if not self.decided:
             return False
-        if self.binv:
+        if self.binv or e is None:
             return True
-        return (d.go is not None) == (self.go_seen == 1) and (d.data_src is not None) == (self.data_seen == 1) \
-            and (d.pull is not None) == (self.pull_seen == 1) and \
-            (d.go_after_cmp is not None) == (self.go_after_seen == 1)
+        return (e.rsp is not None) == (self.rsp_seen == 1) and (e.data is not None) == (self.data_seen == 1) \
+            and (e.after is not None) == (self.after_seen == 1)
 
     def h2d_done(self) -> bool:
-        """Every H2D answer arrived; only the device's write-pull data may still be on its way (the
-        device may then reuse the CQID)."""
-        d = self.dec
-        return d is not None and (d.go is not None) == (self.go_seen == 1) and \
-            (d.data_src is not None) == (self.data_seen == 1) and (d.pull is not None) == (self.pull_seen == 1) \
-            and (d.go_after_cmp is None)
+        """Every H2D answer arrived (only the device's write-pull data may still be on its way, so the
+        device may reuse the CQID)."""
+        return self.outputs_done()
 
     def finished(self) -> bool:
-        d = self.dec
-        if d is None:
+        if not self.outputs_done():
             return False
-        if self.binv:
-            return True
-        if (d.go is not None) != (self.go_seen == 1) or (d.data_src is not None) != (self.data_seen == 1):
-            return False
-        if (d.pull is not None) != (self.pull_seen == 1):
-            return False
-        if d.pull is not None and d.pull != H2DRspOp.GO_WRITEPULL_DROP and not self.pull_data:
-            return False
-        return (d.go_after_cmp is not None) == (self.go_after_seen == 1)
+        return self.binv or not self.pull or self.pull_data
 
 
 @dataclass
@@ -124,7 +116,7 @@ class CohPredictor:
     """Pure-Python scoreboard state; `feed_*` methods are called in observation order."""
 
     n_ports: int
-    coherent: callable  # line -> bool
+    coherent: Callable[[int], bool]
     refdir: dict[int, tuple[DirState, int]] = field(default_factory=dict)
     arrivals: dict[int, deque] = field(default_factory=dict)
     reqs: dict[tuple[int, int], Txn] = field(default_factory=dict)
@@ -134,12 +126,11 @@ class CohPredictor:
     exp_rd: dict[int, deque] = field(default_factory=dict)  # line -> txns expecting a MemRd
     exp_wr: dict[int, deque] = field(default_factory=dict)  # line -> values expected on MemWr
     mem_tags: dict[int, Txn] = field(default_factory=dict)
-    rd_out: set[int] = field(default_factory=set)  # outstanding MemRd / MemWr tags
-    wr_out: set[int] = field(default_factory=set)
-    errors: dict[str, int] = field(default_factory=lambda: {k: 0 for k in ERROR_KINDS})
+    mem_out: dict[int, str] = field(default_factory=dict)  # outstanding memory tags: "rd" / "wr"
+    errors: dict[str, int] = field(default_factory=lambda: {k: 0 for k in RTL_ERROR_KINDS})
     mismatches: list[str] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
-    decisions: list[tuple[Txn, str]] = field(default_factory=list)  # (txn, dir bin) for coverage
+    decisions: list[Txn] = field(default_factory=list)  # decided transactions, for coverage
     commits: list[tuple[float, int, int]] = field(default_factory=list)  # write-throughs (t, line, value)
     latencies: dict[str, list[float]] = field(default_factory=dict)
     completed: int = 0
@@ -155,30 +146,43 @@ class CohPredictor:
     def dir_of(self, line: int) -> tuple[DirState, int]:
         return self.refdir.get(line, (DirState.I, 0))
 
-    def _set_dir(self, line: int, st: DirState, sh: int) -> None:
+    def _set_dir(self, line: int, st: int, sh: int) -> None:
         if sh:
-            self.refdir[line] = (st, sh)
+            self.refdir[line] = (DirState(st), sh)
         else:
             self.refdir.pop(line, None)
 
     # ------------------------------------------------------------------ inputs to the home
-    def feed_req(self, t: float, m: CD2HReq) -> None:
-        if m.opcode not in REQUEST_OPS:
-            self.errors["illegal_opcode"] += 1
-            return
+    def feed_req(self, t: float, m: CD2HReq) -> bool:
+        """A D2H Req was accepted; returns whether the home owes it an answer."""
         k = (m.port, m.cqid)
         old = self.reqs.get(k)
         if old is not None:
             if old.h2d_done():
                 del self.reqs[k]  # its pull data is still tracked through self.pulls
             else:
-                self._bad(f"t={t}: dev{m.port} reused CQID {m.cqid} while its request is unanswered")
-        tx = Txn(m.addr, port=m.port, op=m.opcode, cqid=m.cqid, coherent=self.coherent(m.addr), t_arr=t)
+                self.errors["illegal_request"] += 1  # CQID still owed an answer: dropped
+                self._count("dup_cqid")
+                return False
+        served = m.opcode in SERVED
+        if not served:
+            self.errors["illegal_request"] += 1
+        lineless = TABLE.lineless(m.opcode, served)
+        tx = Txn(m.addr, port=m.port, op=m.opcode, cqid=m.cqid, coherent=self.coherent(m.addr), t_arr=t,
+                 lineless=lineless is not None)
         self.reqs[k] = tx
         self.arrival_times.append(t)
+        if tx.lineless:
+            tx.exp = TABLE.expect_lineless(m.opcode, served)
+            tx.decided = True
+            tx.t_start = t
+            self.decisions.append(tx)
+            self._count(f"row:{tx.exp.row}")
+            return True
         if m.addr in self.cur or self.arrivals.get(m.addr):
             self._count("conflict_wait")
         self.arrivals.setdefault(m.addr, deque()).append(tx)
+        return True
 
     def feed_start(self, t: float, binv: bool, line: int, port: int, cqid: int) -> Txn | None:
         prev = self.cur.get(line)
@@ -208,11 +212,12 @@ class CohPredictor:
                 self.arrivals.pop(line, None)
             tx.t_start = t
             tx.st, tx.sh = self.dir_of(line) if tx.coherent else (DirState.I, 0)
-            if tx.coherent:
-                snp, tg = snoop_plan(tx.op, tx.st, tx.sh, tx.port)
-            else:
+            try:
+                snp, tg = TABLE.snoop(tx.op, tx.coherent, int(tx.st), tx.sh, tx.port)
+            except KeyError as e:
+                self._bad(f"t={t}: {_opname(tx.op)} dev{port} line {line:#x}: {e}")
                 snp, tg = None, 0
-            tx.snp_op, tx.targets = (int(snp) if snp is not None else None), tg
+            tx.snp_op, tx.targets = snp, tg
         self.cur[line] = tx
         if not tx.targets:
             self._decide(t, tx)
@@ -232,50 +237,46 @@ class CohPredictor:
         self.snoops[m.uqid] = SnoopRec(m.port, tx, m.opcode)
         self._count("snoops")
 
+    def _view(self, uqid: int) -> UqView | None:
+        s = self.snoops.get(uqid)
+        if s is not None:
+            return UqView("snp", s.port, s.snp_op, s.rsp, s.data is not None)
+        p = self.pulls.get(uqid)
+        return None if p is None else UqView("pull", p[0])
+
     def feed_rsp(self, t: float, m: CD2HRsp) -> None:
-        s = self.snoops.get(m.uqid)
-        if s is None:
-            self.errors["wrong_uqid" if m.uqid in self.pulls else "unsolicited_rsp"] += 1
+        errs, taken = classify_rsp(self._view(m.uqid), m.port, m.opcode)
+        for k in errs:
+            self.errors[k] += 1
+        if taken is None:
             return
-        if s.port != m.port or s.rsp is not None:
-            self.errors["wrong_uqid"] += 1
-            return
-        if m.opcode not in LEGAL_SNOOP_RSPS[s.snp_op]:
-            self.errors["illegal_rsp"] += 1
-            return
-        if m.opcode not in FWD_RSPS and s.data is not None:
-            self.errors["unsolicited_data"] += 1
+        s = self.snoops[m.uqid]
+        if taken not in FWD_RSPS:
             s.data = None
-        s.rsp = m.opcode
+        s.rsp = taken
         self._progress(t, m.uqid, s)
 
     def feed_data(self, t: float, m: CD2HData) -> None:
-        p = self.pulls.get(m.uqid)
+        err, ok = classify_data(self._view(m.uqid), m.port, m.bep)
+        if err is not None:
+            self.errors[err] += 1
+        if not ok:
+            return
+        p = self.pulls.pop(m.uqid, None)
         if p is not None:
-            port, tx = p
-            if port != m.port:
-                self.errors["wrong_uqid"] += 1
-                return
-            del self.pulls[m.uqid]
+            tx = p[1]
             tx.pull_data = True
-            d = tx.dec
-            assert d is not None
-            if d.accept_pull and not m.bogus:
+            e = tx.exp
+            assert e is not None
+            if e.write in ("pulled", "pulled|fwd") and not m.bogus and not m.bep:
                 self.exp_wr.setdefault(tx.line, deque()).append(m.value)
                 if tx.op in WRITE_OPS:
                     self.commits.append((t, tx.line, m.value))
+            elif e.write == "pulled|fwd" and tx.fwd is not None:
+                self.exp_wr.setdefault(tx.line, deque()).append(tx.fwd)
             self._retire(tx)
             return
-        s = self.snoops.get(m.uqid)
-        if s is None:
-            self.errors["unsolicited_data"] += 1
-            return
-        if s.port != m.port:
-            self.errors["wrong_uqid"] += 1
-            return
-        if s.data is not None or (s.rsp is not None and s.rsp not in FWD_RSPS):
-            self.errors["unsolicited_data"] += 1
-            return
+        s = self.snoops[m.uqid]
         s.data = m.value
         self._progress(t, m.uqid, s)
 
@@ -295,26 +296,29 @@ class CohPredictor:
         if self.cur.get(tx.line) is tx:
             del self.cur[tx.line]
         if tx.binv:
-            tx.dec = Decision(DirState.I, 0)
-            self._set_dir(tx.line, DirState.I, 0)
+            tx.decided = True
+            self._set_dir(tx.line, 0, 0)
             dirty = tx.fwd is not None and any(r in (D2HRspOp.RSPSFWDM, D2HRspOp.RSPIFWDM)
                                                for r in tx.rsps.values())
             if dirty:
                 self.exp_wr.setdefault(tx.line, deque()).append(tx.fwd)
                 self._count("dirty_binv")
             return
-        d = decide(tx.op, tx.port, tx.st, tx.sh, dict(tx.rsps), tx.fwd is not None, tx.coherent)
-        tx.dec = d
-        if tx.coherent:
-            self._set_dir(tx.line, d.state, d.sharers)
-        if d.write_fwd and tx.fwd is not None:
+        try:
+            e = TABLE.expect(tx.op, tx.port, int(tx.st), tx.sh, dict(tx.rsps), tx.coherent)
+        except KeyError as err:
+            self._bad(f"t={t}: {_opname(tx.op)} dev{tx.port} line {tx.line:#x}: {err}")
+            return
+        tx.exp = e
+        tx.decided = True
+        if tx.coherent and e.dir_state is not None:
+            self._set_dir(tx.line, e.dir_state, e.sharers or 0)
+        if e.write == "fwd" and tx.fwd is not None:
             self.exp_wr.setdefault(tx.line, deque()).append(tx.fwd)
-        if d.data_src == "mem":
+        if e.data == "mem":
             self.exp_rd.setdefault(tx.line, deque()).append(tx)
-        names = "+".join(sorted({D2HRspOp(r).name for r in tx.rsps.values()})) or "none"
-        where = tx.st.name if tx.coherent else "NC"
-        self.decisions.append((tx, where))
-        self._count(f"dec:{D2HReqOp(tx.op).name}:{where}:{names}")
+        self.decisions.append(tx)
+        self._count(f"row:{e.row}")
         self._retire(tx)
 
     def _retire(self, tx: Txn) -> None:
@@ -327,48 +331,41 @@ class CohPredictor:
     # ------------------------------------------------------------------ outputs of the home
     def feed_h2d_rsp(self, t: float, m: CH2DRsp) -> None:
         tx = self.reqs.get((m.port, m.cqid))
-        if tx is None or tx.dec is None:
+        if tx is None or tx.exp is None:
             self._bad(f"t={t}: {H2DRspOp(m.opcode).name} to dev{m.port} CQID {m.cqid} for no decided request")
             return
-        d = tx.dec
-        name = f"dev{m.port} CQID {m.cqid} {D2HReqOp(tx.op).name} line {tx.line:#x}"
-        if m.opcode == H2DRspOp.GO:
-            if d.go is not None and tx.go_seen == 0:
-                tx.go_seen = 1
-                if m.rspdata != d.go:
-                    self._bad(f"t={t}: {name}: GO state {m.rspdata}, model says {int(d.go)} "
-                              f"(dir {tx.st.name} {holders(tx.sh)}, rsps {tx.rsps})")
-                tx.t_go = t
+        e = tx.exp
+        name = f"dev{m.port} CQID {m.cqid} {_opname(tx.op)} line {tx.line:#x} (row {e.row})"
+        if tx.rsp_seen == 0 and e.rsp == m.opcode:
+            tx.rsp_seen = 1
+            if m.opcode == H2DRspOp.GO and m.rspdata != e.go_state:
+                self._bad(f"t={t}: {name}: GO state {m.rspdata}, table says {e.go_state} "
+                          f"(dir {tx.st.name} {holders(tx.sh)}, rsps {tx.rsps})")
+            if m.opcode == H2DRspOp.GO:
                 self.latencies.setdefault("go_snoop" if tx.targets else "go_hit", []).append(t - tx.t_arr)
-            elif d.go_after_cmp is not None and tx.go_after_seen == 0:
-                tx.go_after_seen = 1
-                if m.rspdata != d.go_after_cmp:
-                    self._bad(f"t={t}: {name}: GO state {m.rspdata} after the write, model says {d.go_after_cmp}")
-                if d.pull is not None and not tx.pull_data:
-                    self._bad(f"t={t}: {name}: GO before the pulled data arrived")
-            else:
-                self._bad(f"t={t}: {name}: unexpected GO (model decision {d})")
-        else:
-            if d.pull is None or tx.pull_seen:
-                self._bad(f"t={t}: {name}: unexpected {H2DRspOp(m.opcode).name} (model decision {d})")
-                return
-            tx.pull_seen = 1
-            if m.opcode != d.pull:
-                self._bad(f"t={t}: {name}: {H2DRspOp(m.opcode).name}, model says {H2DRspOp(d.pull).name}")
-            if m.opcode != H2DRspOp.GO_WRITEPULL_DROP:
+            if tx.pull and m.opcode != H2DRspOp.GO:
                 self.pulls[m.rspdata] = (m.port, tx)
+        elif tx.after_seen == 0 and e.after == m.opcode and (e.rsp is None or tx.rsp_seen == 1):
+            tx.after_seen = 1
+            if m.opcode == H2DRspOp.GO and m.rspdata != e.after_state:
+                self._bad(f"t={t}: {name}: GO state {m.rspdata} after the write, table says {e.after_state}")
+            if tx.pull and not tx.pull_data:
+                self._bad(f"t={t}: {name}: {H2DRspOp(m.opcode).name} before the pulled data arrived")
+        else:
+            self._bad(f"t={t}: {name}: unexpected {H2DRspOp(m.opcode).name} {m.rspdata} (table: {e})")
+            return
         self._retire(tx)
 
     def feed_h2d_data(self, t: float, m: CH2DData) -> None:
         tx = self.reqs.get((m.port, m.cqid))
-        if tx is None or tx.dec is None or tx.dec.data_src is None or tx.data_seen:
+        if tx is None or tx.exp is None or tx.exp.data is None or tx.data_seen:
             self._bad(f"t={t}: H2D Data to dev{m.port} CQID {m.cqid} not expected")
             return
         tx.data_seen = 1
-        want = tx.fwd if tx.dec.data_src == "fwd" else tx.memval
+        want = tx.fwd if tx.exp.data == "fwd" else tx.memval
         if want is None or m.value != want:
-            self._bad(f"t={t}: dev{m.port} CQID {m.cqid} {D2HReqOp(tx.op).name} line {tx.line:#x}: data "
-                      f"{m.value:#x}, expected {tx.dec.data_src} value {want}")
+            self._bad(f"t={t}: dev{m.port} CQID {m.cqid} {_opname(tx.op)} line {tx.line:#x}: data "
+                      f"{m.value:#x}, expected {tx.exp.data} value {want}")
         self._retire(tx)
 
     def feed_m2s_req(self, t: float, m: CM2SReq) -> None:
@@ -377,10 +374,10 @@ class CohPredictor:
             self._bad(f"t={t}: MemRd line {m.addr:#x} not expected")
             return
         self.mem_tags[m.tag] = q.popleft()
-        self.rd_out.add(m.tag)
+        self.mem_out[m.tag] = "rd"
 
     def feed_m2s_rwd(self, t: float, m: CM2SRwD) -> None:
-        self.wr_out.add(m.tag)
+        self.mem_out[m.tag] = "wr"
         q = self.exp_wr.get(m.addr)
         if not q:
             self._bad(f"t={t}: MemWr line {m.addr:#x} value {m.value:#x} not expected")
@@ -389,13 +386,14 @@ class CohPredictor:
         if m.value != want:
             self._bad(f"t={t}: MemWr line {m.addr:#x} value {m.value:#x}, expected {want:#x}")
 
-    def feed_drs(self, t: float, m: CS2MDRS) -> None:
-        if m.tag not in self.rd_out or m.memop != S2MDRSOp.MEMDATA:
-            self.errors["unsolicited_mem"] += 1
+    def feed_s2m(self, t: float, m: CS2MDRS | CS2MNDR) -> None:
+        err = classify_s2m(self.mem_out.get(m.tag), m)
+        if err is not None:
+            self.errors[err] += 1
             return
-        self.rd_out.discard(m.tag)
+        del self.mem_out[m.tag]
         tx = self.mem_tags.pop(m.tag, None)
-        if tx is not None:
+        if isinstance(m, CS2MDRS) and tx is not None:
             tx.memval = m.value
 
     def feed(self, t: float, msg: CohMsg) -> None:
@@ -416,23 +414,18 @@ class CohPredictor:
             self.feed_m2s_req(t, msg)
         elif isinstance(msg, CM2SRwD):
             self.feed_m2s_rwd(t, msg)
-        elif isinstance(msg, CS2MDRS):
-            self.feed_drs(t, msg)
-        elif isinstance(msg, CS2MNDR):
-            if msg.tag not in self.wr_out or msg.memop != S2MNDROp.CMP:
-                self.errors["unsolicited_mem"] += 1
-            self.wr_out.discard(msg.tag)
+        elif isinstance(msg, (CS2MDRS, CS2MNDR)):
+            self.feed_s2m(t, msg)
 
     def idle(self) -> bool:
         return not self.reqs and not self.cur and not self.snoops and not self.pulls and \
-            not any(self.exp_rd.values()) and not any(self.exp_wr.values()) and not self.rd_out and \
-            not self.wr_out
+            not any(self.exp_rd.values()) and not any(self.exp_wr.values()) and not self.mem_out
 
     def final_errors(self) -> list[str]:
         out = list(self.mismatches)
         for (p, c), tx in self.reqs.items():
-            out.append(f"end: dev{p} CQID {c} {D2HReqOp(tx.op).name} line {tx.line:#x} not completed "
-                       f"(decision {tx.dec})")
+            out.append(f"end: dev{p} CQID {c} {_opname(tx.op)} line {tx.line:#x} not completed "
+                       f"(table {tx.exp})")
         for line, tx in self.cur.items():
             out.append(f"end: line {line:#x} transaction still collecting snoops ({holders(tx.done)} of "
                        f"{holders(tx.targets)})")

@@ -41,10 +41,24 @@ def component_rng(component: Any, seed: int | None = None) -> random.Random:
     return named_rng(f"{type(top).__name__}/{component.get_full_name()}", seed)
 
 
+def base_seed() -> int:
+    """The seed SEED sets: cocotb derives each test's seed (test_seed) from it and the test's name,
+    so this one, not the test's, reproduces the run."""
+    import os
+
+    env = os.environ.get("COCOTB_RANDOM_SEED")
+    if env:
+        return int(env)
+    import cocotb.regression
+
+    return int(cocotb.regression._manager_inst._regression_seed)   # cocotb chose it (no SEED given)
+
+
 def announce_seed(logger: Any | None = None) -> int:
-    """Log (or print) the seed in the form that reproduces the run; returns it."""
+    """Log (or print) the seed in the form that reproduces the run; returns this test's seed."""
     s = test_seed()
-    msg = f"random seed {s} (reproduce with SEED={s})"
+    b = base_seed()
+    msg = f"random seed: reproduce with SEED={b} (this test's seed {s} derives from it and the test name)"
     if logger is not None:
         logger.info(msg)
     else:

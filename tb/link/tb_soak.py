@@ -18,6 +18,8 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, Timer
 
+from tb.common.seeds import base_seed
+
 COUNTERS = ("t_sent", "t_ok", "t_uniq", "t_dup", "t_reord", "t_corrupt", "c_flits", "c_err_flits",
             "c_bits", "c_bursts", "c_drops", "c_dups", "a_crc_err", "b_crc_err", "a_retry", "b_retry",
             "a_proto_err", "b_proto_err", "a_fatal", "b_fatal", "a_overflow", "b_overflow",
@@ -40,7 +42,7 @@ def verdict(r: dict[str, int], target: int) -> dict[str, int]:
 async def soak(dut):
     cfg = json.loads(os.environ["SOAK_CFG"])
     seed = int(cocotb.RANDOM_SEED)
-    dut._log.info(f"soak {cfg.get('name')}: cocotb seed {seed} (the runner's SEED line reproduces it), knobs {cfg}")
+    dut._log.info(f"soak {cfg.get('name')}: random seed: reproduce with SEED={base_seed()} (knobs {cfg})")
     Clock(dut.clk, 1, unit="ns").start()
     dut.rst.value = 1
     dut.seed.value = (seed * 0x9E3779B97F4A7C15) & (2**64 - 1) or 1

@@ -22,6 +22,7 @@ from cocotb.triggers import RisingEdge, Timer
 
 from models.cxl import flit256 as f2
 from models.cxl.messages import SPECS
+from tb.common.seeds import base_seed
 from tb.link256.common import (
     DATA_CLASSES, LINE_W, NCLS, Cfg, cfg_from_env, field, flit_from_slots, line_int, mid_of,
     rand_msg, refresh_crc, slot_image,
@@ -33,7 +34,7 @@ K_NONE, K_IDLE, K_REQ, K_ACK = 0, 1, 3, 4
 
 def rng_for(name: str) -> random.Random:
     seed = int(cocotb.RANDOM_SEED)
-    cocotb.log.info(f"{name}: seed {seed} (reproduce with SEED={seed})")
+    cocotb.log.info(f"{name}: seed {seed}, derived from SEED={base_seed()} (reproduce with SEED={base_seed()})")
     return random.Random(f"{seed}:{name}")
 
 

@@ -14,6 +14,7 @@ import cocotb
 from cocotb.triggers import Timer
 
 from models.cxl import flit256 as f2
+from tb.common.seeds import base_seed
 from tb.link256.common import (
     DATA_CLASSES, HDR_W, LINE_W, NCLS, TRAILER_FLAG, cfg_from_env, field, line_int, mid_of, rand_msg,
 )
@@ -23,7 +24,7 @@ K_NONE, K_IDLE, K_FRAME, K_REQ, K_ACK, K_INIT = range(6)
 
 def rng_for(name: str) -> random.Random:
     seed = int(cocotb.RANDOM_SEED)
-    cocotb.log.info(f"{name}: seed {seed} (reproduce with SEED={seed})")
+    cocotb.log.info(f"{name}: seed {seed}, derived from SEED={base_seed()} (reproduce with SEED={base_seed()})")
     return random.Random(f"{seed}:{name}")
 
 

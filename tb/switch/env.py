@@ -5,7 +5,8 @@ DUT lanes: port p, switch class c (0 M2S Req, 1 M2S RwD, 2 S2M NDR, 3 S2M DRS) i
 in_valid/in_ready/out_valid/out_ready and in_hdr/out_hdr[(p*4+c)*128 +: 128]; data of RwD/DRS is
 in_data/out_data[(p*2+{0,1})*512 +: 512].
 
-Pieces: `LaneBus` (one coroutine drives and samples all lanes each cycle: cheap for 32+ lanes),
+Pieces: `LaneBus` (the switch's lane layout on tb/common's `MultiLaneBus`: one coroutine drives and
+samples all lanes each cycle, cheap for 32+ lanes),
 `PortAgent` (sequencer + `PortDriver` + `PortMonitor`) per port, `DeviceResponder` on device-facing
 ports, `SwitchScoreboard` (golden model, funnel per egress), `CompletionTracker` (every request
 gets exactly one response), functional coverage (class x source x destination x mode).
@@ -13,19 +14,20 @@ gets exactly one response), functional coverage (class x source x destination x 
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import cocotb
-from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from cocotb.triggers import FallingEdge
 from pyuvm import (uvm_agent, uvm_analysis_port, uvm_component, uvm_driver, uvm_env, uvm_sequence,
                    uvm_sequence_item, uvm_sequencer)
 
 from models.cxl.messages import CxlMessage, M2SReq, M2SRwD, S2MDRS, S2MDRSOp, S2MNDR, S2MNDROp
 from models.switch import ExpectedStreams, OrderingError, expected_response
+from tb.common.cfg_agent import CfgAgent
 from tb.common.coverage import CoverageCollector
+from tb.common.multilane import LaneSide, MultiLaneBus
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp
 from tb.common.seeds import component_rng
@@ -34,8 +36,6 @@ from tb.switch.regs import A_COUNT, COUNTERS, RESP_OK, RegWrite
 CLS_TYPES: tuple[type, ...] = (M2SReq, M2SRwD, S2MNDR, S2MDRS)
 CLS_NAMES = ("req", "rwd", "ndr", "drs")
 DATA_LANE = {1: 0, 3: 1}
-MASK128 = (1 << 128) - 1
-MASK512 = (1 << 512) - 1
 
 
 def cls_of(msg: CxlMessage) -> int:
@@ -63,111 +63,54 @@ class Obs:
     cycle: int
 
 
-class LaneBus:
-    """Drives in_* from per-lane queues and ready patterns, samples transfers on both sides."""
+class LaneBus(MultiLaneBus):
+    """The switch's lanes on tb/common's multi-lane agent: lane p*4+c is port p, class c; RwD and
+    DRS carry data in slots p*2+{0,1}; idle and ready patterns per port (`idle[p]`, `ready[p]`).
+    `on_in` / `on_out` callbacks get (lane, hdr, data, cycle); `port_class(lane)` splits a lane."""
 
     def __init__(self, dut: Any, n_ports: int, rng: random.Random) -> None:
-        self.dut = dut
+        super().__init__(dut, 4 * n_ports,
+                         LaneSide("in_valid", "in_ready", "in_hdr", 128, "in_data", 512),
+                         LaneSide("out_valid", "out_ready", "out_hdr", 128, "out_data", 512),
+                         group_of=lambda i: i // 4,
+                         data_slot=lambda i: (i // 4) * 2 + DATA_LANE[i % 4] if i % 4 in DATA_LANE else None,
+                         rng=rng)
         self.n = n_ports
-        self.q: list[deque[tuple[int, int]]] = [deque() for _ in range(4 * n_ports)]  # (hdr, data)
-        self.cur: list[tuple[int, int] | None] = [None] * (4 * n_ports)
-        self.idle: list[Pattern] = [Pattern.always() for _ in range(n_ports)]
-        self.ready: list[Pattern] = [Pattern.always() for _ in range(n_ports)]
-        self.on_in: list[Callable[[int, int, int, int, int], None]] = []
-        self.on_out: list[Callable[[int, int, int, int, int], None]] = []
-        self.cycle = 0
-        self.rng = rng
-        self._last: tuple[int, int, int, int] | None = None
+
+    @staticmethod
+    def port_class(lane: int) -> tuple[int, int]:
+        return divmod(lane, 4)
 
     def push(self, port: int, msg: CxlMessage) -> None:
         c, hdr, data = msg_to_lane(msg)
-        self.q[port * 4 + c].append((hdr, data))
+        self.put(port * 4 + c, hdr, data)
 
     def backlog(self, port: int) -> int:
-        return sum(len(self.q[port * 4 + c]) + (self.cur[port * 4 + c] is not None) for c in range(4))
+        return self.queued(range(port * 4, port * 4 + 4))
 
-    def busy(self) -> bool:
-        return any(self.q[i] or self.cur[i] is not None for i in range(4 * self.n))
 
-    async def run(self) -> None:
-        dut = self.dut
-        while True:
-            await FallingEdge(dut.clk)
-            self.cycle += 1
-            valid = hdr = data = 0
-            for p in range(self.n):
-                go = self.idle[p].next()
-                for c in range(4):
-                    i = p * 4 + c
-                    if self.cur[i] is None and self.q[i] and go:
-                        self.cur[i] = self.q[i].popleft()
-                    if self.cur[i] is not None:
-                        h, d = self.cur[i]
-                        valid |= 1 << i
-                        hdr |= h << (128 * i)
-                        if c in DATA_LANE:
-                            data |= d << (512 * (p * 2 + DATA_LANE[c]))
-            ready = 0
-            for p in range(self.n):
-                if self.ready[p].next():
-                    ready |= 0xF << (4 * p)
-            state = (valid, hdr, data, ready)
-            if state != self._last:
-                dut.in_valid.value = valid
-                dut.in_hdr.value = hdr
-                dut.in_data.value = data
-                dut.out_ready.value = ready
-                self._last = state
-            await ReadOnly()
-            acc = valid & int(dut.in_ready.value)
-            fired = int(dut.out_valid.value) & ready
-            cyc = self.cycle
-            if acc:
-                for i in range(4 * self.n):
-                    if acc >> i & 1:
-                        h, d = self.cur[i]  # type: ignore[misc]
-                        self.cur[i] = None
-                        for cb in self.on_in:
-                            cb(i // 4, i % 4, h, d, cyc)
-            if fired:
-                oh = int(dut.out_hdr.value)
-                od = int(dut.out_data.value) if fired & (0xA * sum(1 << 4 * p for p in range(self.n))) else 0
-                for i in range(4 * self.n):
-                    if fired >> i & 1:
-                        p, c = divmod(i, 4)
-                        h = (oh >> (128 * i)) & MASK128
-                        d = (od >> (512 * (p * 2 + DATA_LANE[c]))) & MASK512 if c in DATA_LANE else 0
-                        for cb in self.on_out:
-                            cb(p, c, h, d, cyc)
+def cfg_agent(dut: Any) -> CfgAgent:
+    """The switch's register agent (tb/common/cfg_agent.py), one per DUT handle."""
+    agent = _CFG_AGENTS.get(id(dut))
+    if agent is None or agent.dut is not dut:
+        agent = _CFG_AGENTS[id(dut)] = CfgAgent(dut, resp_ok=RESP_OK)
+    return agent
+
+
+_CFG_AGENTS: dict[int, CfgAgent] = {}
 
 
 async def cfg_access(dut: Any, addr: int, data: int = 0, write: bool = True) -> tuple[int, int]:
     """One register access on cfg_* (call at any time; returns (resp, rdata))."""
-    await FallingEdge(dut.clk)
-    dut.cfg_valid.value = 1
-    dut.cfg_write.value = int(write)
-    dut.cfg_addr.value = addr
-    dut.cfg_wdata.value = data
-    await RisingEdge(dut.clk)
-    await FallingEdge(dut.clk)
-    dut.cfg_valid.value = 0
-    await ReadOnly()
-    assert int(dut.cfg_rvalid.value) == 1, "cfg response missing"
-    return int(dut.cfg_resp.value), int(dut.cfg_rdata.value)
+    return await cfg_agent(dut).access(addr, data, write)
 
 
 async def program(dut: Any, writes: Sequence[RegWrite]) -> None:
-    for w in writes:
-        resp, _ = await cfg_access(dut, w.addr, w.data)
-        assert resp == RESP_OK, f"config write {w.addr:#x} <- {w.data:#x} rejected (resp {resp})"
+    await cfg_agent(dut).program(writes)
 
 
 async def read_counters(dut: Any) -> dict[str, int]:
-    out = {}
-    for k, name in enumerate(COUNTERS):
-        _, v = await cfg_access(dut, A_COUNT + k, write=False)
-        out[name] = v
-    return out
+    return await cfg_agent(dut).read_block(A_COUNT, COUNTERS)
 
 
 # ------------------------------------------------------------------------------ agents
@@ -225,12 +168,14 @@ class PortMonitor(uvm_component):
         self.bus.on_in.append(self._in)
         self.bus.on_out.append(self._out)
 
-    def _in(self, p: int, c: int, h: int, d: int, cyc: int) -> None:
+    def _in(self, lane: int, h: int, d: int, cyc: int) -> None:
+        p, c = LaneBus.port_class(lane)
         if p == self.port:
             self.n_in += 1
             self.ap_in.write(Obs(p, lane_to_msg(c, h, d), cyc))
 
-    def _out(self, p: int, c: int, h: int, d: int, cyc: int) -> None:
+    def _out(self, lane: int, h: int, d: int, cyc: int) -> None:
+        p, c = LaneBus.port_class(lane)
         if p == self.port:
             self.n_out += 1
             self.ap_out.write(Obs(p, lane_to_msg(c, h, d), cyc))

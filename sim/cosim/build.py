@@ -1,0 +1,239 @@
+"""Verilator builds of the co-simulation tops, cached by RTL content.
+
+Two kinds of build of one top and parameter set:
+- ``cocotb``: the design under cocotb's Verilator main loop (VPI), for sim.cosim.tb_hil. Unlike the
+  regression runner (tools.runner) it does not make every signal public (``--public-flat-rw``
+  costs speed; the HIL top marks its own ports public) and compiles optimized.
+- ``raw``: the same design under a bare C++ loop (tb/edge/raw_main.cpp: clock only, no Python):
+  the speed limit the co-simulation is measured against.
+
+Optimization levels: ``fast`` = Verilator -O3 --x-assign fast --x-initial fast, C++ -O2 (speed
+figures, long runs); ``debug`` = C++ -O0 (short runs in `make test`: a multi-minute -O2 compile
+of a large top would cost CI more than it saves).
+
+Cache: the build directory is ``sim_build/cosim/<tag>-<hash>``, where the hash covers every RTL
+source (all of rtl/, since every subdirectory is a module library), the test-only HDL under
+tb/edge, the flags, the parameters and the tool versions. A directory with a completed marker is
+reused as it is (a changed C++ main is recompiled and relinked there); older directories of the
+same tag are removed. Builds are serialized by
+a lock per tag.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import json
+import os
+import resource
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.runner import INCLUDE, REPO, RTL, SIM_BUILD, setup_verilator_env
+
+TB_EDGE = REPO / "tb" / "edge"
+CACHE = SIM_BUILD / "cosim"
+OPT_FLAGS = {
+    "fast": ["-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2"],
+    "debug": ["-CFLAGS", "-O0"],
+}
+# The wheel's verilated.mk leaves the precompiled-header include option empty, which breaks split
+# (multi-file) builds; with it set, the generated files compile in parallel.
+MAKE_VARS = ["CFG_CXXFLAGS_PCH_I=-include"]
+
+
+@dataclass
+class Build:
+    kind: str                      # "cocotb" or "raw"
+    top: str
+    params: dict[str, int]
+    opt: str                       # "fast" or "debug"
+    tag: str = ""
+    dir: Path = field(default_factory=Path)
+    seconds: float = 0.0           # spent building in this call (0 when cached)
+    cached: bool = False
+    build_seconds: float = 0.0     # what the build took when it was made
+
+    @property
+    def binary(self) -> Path:
+        return self.dir / (self.top if self.kind == "cocotb" else "Vtop")
+
+
+def _versions() -> str:
+    out = []
+    for pkg in ("verilator", "cocotb"):
+        try:
+            out.append(f"{pkg}={importlib.metadata.version(pkg)}")
+        except importlib.metadata.PackageNotFoundError:
+            out.append(f"{pkg}=?")
+    return " ".join(out)
+
+
+def source_files(kind: str = "cocotb") -> list[Path]:
+    """The HDL a build depends on: all of rtl/ (every subdirectory is a module library), and for the
+    co-simulation top the test-only HDL of tb/edge."""
+    files = sorted(p for p in RTL.rglob("*") if p.suffix in (".v", ".vh", ".sv") and p.is_file())
+    return files + (sorted(TB_EDGE.glob("*.v")) if kind == "cocotb" else [])
+
+
+def content_hash(kind: str, top: str, params: Mapping[str, int], flags: list[str]) -> str:
+    """Hash of the generated model: HDL, parameters, flags, tool versions (names the directory)."""
+    h = hashlib.sha256()
+    h.update(f"{kind}\n{top}\n{sorted(params.items())}\n{flags}\n{MAKE_VARS}\n{_versions()}\n".encode())
+    for f in source_files(kind):
+        h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def main_hash(kind: str) -> str:
+    """Hash of the C++ main (raw_main.cpp, or cocotb's verilator.cpp): a change only recompiles it."""
+    if kind == "raw":
+        f = TB_EDGE / "raw_main.cpp"
+    else:
+        import cocotb_tools.config as cc
+        f = cc.share_dir / "lib" / "verilator" / "verilator.cpp"
+    return hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+
+
+def _libdirs() -> list[str]:
+    args = []
+    for d in sorted(p for p in RTL.iterdir() if p.is_dir() and p != INCLUDE):
+        args += ["-y", str(d)]
+    return args + ["-y", str(TB_EDGE)]
+
+
+def _top_file(top: str) -> Path:
+    for d in [TB_EDGE] + sorted(p for p in RTL.iterdir() if p.is_dir()):
+        f = d / f"{top}.v"
+        if f.exists():
+            return f
+    raise FileNotFoundError(f"no source file for top {top!r} under rtl/ or tb/edge/")
+
+
+def _verilator_cmd(kind: str, top: str, params: Mapping[str, int], opt: str, bdir: Path) -> list[str]:
+    cmd = ["verilator", "--cc", "--exe", "-Mdir", str(bdir), "--top-module", top, "--prefix", "Vtop",
+           "-Wno-fatal", f"-I{INCLUDE}"] + _libdirs() + OPT_FLAGS[opt]
+    cmd += [f"-G{k}={v}" for k, v in sorted(params.items())]
+    if kind == "cocotb":
+        import cocotb_tools.config as cc
+        libs = cc.libs_dir
+        cmd += ["--vpi", "--timing", "-CFLAGS", "-std=c++20", "--timescale", "1ns/1ps", "-o", top,
+                "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator",
+                str(cc.share_dir / "lib" / "verilator" / "verilator.cpp")]
+    else:
+        cmd += ["-o", "Vtop", str(TB_EDGE / "raw_main.cpp")]
+    return cmd + [str(_top_file(top))]
+
+
+def _sync_generated(gen: Path, bdir: Path) -> int:
+    """Make `bdir`'s generated sources equal to `gen`'s, touching only files whose bytes differ."""
+    new = {p.name for p in gen.iterdir() if p.is_file()}
+    for p in bdir.iterdir():
+        if p.is_file() and p.suffix in (".cpp", ".h", ".mk", ".dat") and p.name not in new:
+            p.unlink()
+    changed = 0
+    for name in sorted(new):
+        src, dst = gen / name, bdir / name
+        if dst.exists() and dst.read_bytes() == src.read_bytes():
+            continue
+        shutil.copyfile(src, dst)
+        changed += 1
+    return changed
+
+
+def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str = "fast",
+          name: str | None = None, jobs: int | None = None, log=print) -> Build:
+    """Build (or reuse) `top` with `params`; returns where it is and what it cost."""
+    if kind not in ("cocotb", "raw"):
+        raise ValueError(f"build kind {kind!r}: 'cocotb' or 'raw'")
+    if opt not in OPT_FLAGS:
+        raise ValueError(f"optimization {opt!r}: one of {', '.join(OPT_FLAGS)}")
+    setup_verilator_env()
+    params = dict(params or {})
+    flags = OPT_FLAGS[opt]
+    tag = name or f"{kind}-{top}-{opt}" + "".join(f"-{k}{v}" for k, v in sorted(params.items()))
+    digest = content_hash(kind, top, params, flags)
+    bdir = CACHE / f"{tag}-{digest}"
+    b = Build(kind, top, params, opt, tag, bdir)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{tag}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = bdir / "build.json"
+        mh = main_hash(kind)
+        make = ["make", "-j", str(jobs or os.cpu_count() or 2), "-C", str(bdir), "-f", "Vtop.mk"] + MAKE_VARS
+        if marker.exists() and b.binary.exists():
+            info = json.loads(marker.read_text())
+            b.build_seconds = float(info.get("seconds", 0.0))
+            if info.get("main") != mh:          # only the C++ main changed: make recompiles it and relinks
+                t0 = time.perf_counter()
+                r = subprocess.run(make, capture_output=True, text=True, cwd=bdir)
+                if r.returncode != 0:
+                    raise RuntimeError(f"{tag}: rebuilding the C++ main failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+                b.seconds = time.perf_counter() - t0
+                marker.write_text(json.dumps({**info, "main": mh}))
+            b.cached = b.seconds == 0.0
+            return b
+        # An interrupted build of the same content resumes at make (its generated C++ is the same). An
+        # older build of the same tag is reused incrementally: Verilator regenerates into a scratch
+        # directory and only files whose content changed replace the old ones, so make recompiles
+        # just those (a large top's unchanged module classes keep their objects).
+        resume = (bdir / "Vtop.mk").exists() and (bdir / ".verilated").exists()
+        olds = sorted((o for o in CACHE.glob(f"{tag}-*") if o.is_dir() and o != bdir), key=lambda o: o.stat().st_mtime)
+        if not resume:
+            shutil.rmtree(bdir, ignore_errors=True)
+            if olds and (olds[-1] / "Vtop.mk").exists():
+                olds[-1].rename(bdir)
+                (bdir / ".verilated").unlink(missing_ok=True)
+                (bdir / "build.json").unlink(missing_ok=True)
+            else:
+                bdir.mkdir(parents=True)
+        for old in CACHE.glob(f"{tag}-*"):
+            if old.is_dir() and old != bdir:
+                shutil.rmtree(old, ignore_errors=True)
+        log(f"[cosim.build] {tag}: {'resuming' if resume else 'building'} in {bdir.relative_to(REPO)} "
+            f"(C++ {flags[-1]}; minutes for a large top)")
+        t0 = time.perf_counter()
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        logf = bdir / "build.log"
+        with open(logf, "a" if resume else "w") as lf:
+            if not resume:
+                gen = bdir / ".gen"
+                shutil.rmtree(gen, ignore_errors=True)
+                cmd = _verilator_cmd(kind, top, params, opt, gen)
+                lf.write("$ " + " ".join(cmd) + "\n")
+                lf.flush()
+                r = subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
+                if r.returncode != 0:
+                    tail = "\n".join(logf.read_text(errors="replace").splitlines()[-25:])
+                    raise RuntimeError(f"{tag}: Verilator failed (exit {r.returncode}), log {logf}:\n{tail}")
+                changed = _sync_generated(gen, bdir)
+                shutil.rmtree(gen, ignore_errors=True)
+                lf.write(f"# {changed} generated files new or changed\n")
+                (bdir / ".verilated").touch()
+            lf.write("$ " + " ".join(make) + "\n")
+            lf.flush()
+            r = subprocess.run(make, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
+            if r.returncode != 0:
+                tail = "\n".join(logf.read_text(errors="replace").splitlines()[-25:])
+                raise RuntimeError(f"{tag}: build failed (exit {r.returncode}), log {logf}:\n{tail}")
+        b.seconds = b.build_seconds = time.perf_counter() - t0
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+        marker.write_text(json.dumps({"seconds": b.seconds, "cpu_seconds": cpu, "resumed": resume, "tag": tag,
+                                      "hash": digest, "params": params, "opt": opt, "kind": kind, "main": mh}))
+        log(f"[cosim.build] {tag}: built in {b.seconds:.0f} s ({cpu:.0f} s CPU{', resumed' if resume else ''})")
+        return b
+
+
+def raw_speed(params: Mapping[str, int] | None = None, cycles: int = 1_000_000, top: str = "sp_rack_edge",
+              opt: str = "fast", log=print) -> dict:
+    """Cycles per second of `top` under the bare C++ loop (builds it if needed)."""
+    b = build("raw", top, params, opt, log=log)
+    r = subprocess.run([str(b.binary), str(int(cycles))], capture_output=True, text=True, check=True)
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    res.update({"build_seconds": b.seconds, "build_cached": b.cached, "top": top, "params": dict(params or {})})
+    return res

@@ -1,0 +1,92 @@
+"""Config-register agent: one request/response port of the form every register block here uses.
+
+Port (the DUT's names, optionally with a select for tops that hold several register blocks):
+    cfg_valid, cfg_write, cfg_addr, cfg_wdata   in   one access per cycle while cfg_valid
+    cfg_rvalid, cfg_resp, cfg_rdata             out  the answer, valid in the cycle after the access
+    cfg_sel                                     in   (optional) which register block answers
+
+`CfgAgent.access` presents one access for one cycle and returns (resp, rdata) of its answer; a
+missing answer is an error, never a silent zero. Two ways to move one cycle:
+  * default (edges): drive right after a falling edge, the rising edge takes the access, read the
+    answer in ReadOnly after the next falling edge: tb/common's timing rule, safe at any call time;
+  * `step=` a coroutine that advances exactly one clock cycle from the phase the caller keeps
+    (the bulk co-simulation harness waits on timers, not edges, so it hands its own step in).
+`program` writes a list of (addr, data) pairs and fails on the first rejected one; `read_block`
+reads consecutive registers into a dict of names. The register map itself (addresses, the "accepted"
+response code `resp_ok`, counter names) belongs to the block's model (e.g. tb/switch/regs.py) and is
+handed in, never kept here.
+"""
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Iterable, Sequence
+
+from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+
+
+class CfgAccessError(RuntimeError):
+    """A register access got no answer, or a write was rejected."""
+
+
+class CfgAgent:
+    def __init__(self, dut: Any, *, resp_ok: int, clk: Any = None, sel: str | None = None,
+                 step: Callable[[], Awaitable[None]] | None = None, prefix: str = "cfg_") -> None:
+        self.dut = dut
+        self.clk = clk if clk is not None else getattr(dut, "clk", None)
+        self._step = step
+        if step is None and self.clk is None:
+            raise ValueError("CfgAgent: no clock (pass clk= or step=)")
+        sig = lambda n: getattr(dut, prefix + n)   # noqa: E731
+        self.valid, self.write, self.addr, self.wdata = sig("valid"), sig("write"), sig("addr"), sig("wdata")
+        self.rvalid, self.resp, self.rdata = sig("rvalid"), sig("resp"), sig("rdata")
+        self.sel = getattr(dut, prefix + sel) if sel else None
+        self.resp_ok = resp_ok
+        self.accesses = 0
+
+    def idle(self) -> None:
+        """Drive the request inputs to their idle values (call before reset)."""
+        self.valid.value = 0
+        self.write.value = 0
+        self.addr.value = 0
+        self.wdata.value = 0
+        if self.sel is not None:
+            self.sel.value = 0
+
+    async def access(self, addr: int, data: int = 0, write: bool = True, sel: int = 0) -> tuple[int, int]:
+        """One access; returns (resp, rdata) of its answer."""
+        if self._step is None:
+            await FallingEdge(self.clk)
+        if self.sel is not None:
+            self.sel.value = sel
+        elif sel:
+            raise ValueError(f"register access with sel={sel}: this port has no select")
+        self.valid.value = 1
+        self.write.value = int(write)
+        self.addr.value = addr
+        self.wdata.value = data
+        if self._step is None:
+            await RisingEdge(self.clk)
+            await FallingEdge(self.clk)
+            self.valid.value = 0
+            await ReadOnly()
+        else:
+            await self._step()
+            self.valid.value = 0
+        self.accesses += 1
+        if int(self.rvalid.value) != 1:
+            raise CfgAccessError(f"register {'write' if write else 'read'} {addr:#x} (sel {sel}): no response")
+        return int(self.resp.value), int(self.rdata.value)
+
+    async def program(self, writes: Iterable[Any], sel: int = 0) -> None:
+        """Write every (addr, data) (or object with .addr and .data); fail on the first rejected one."""
+        for w in writes:
+            addr, data = (w.addr, w.data) if hasattr(w, "addr") else w
+            resp, _ = await self.access(addr, data, True, sel)
+            if resp != self.resp_ok:
+                raise CfgAccessError(f"register write {addr:#x} <- {data:#x} (sel {sel}) rejected (resp {resp})")
+
+    async def read_block(self, base: int, names: Sequence[str], sel: int = 0) -> dict[str, int]:
+        """Read registers base, base+1, ... into {name: value}."""
+        out = {}
+        for k, name in enumerate(names):
+            _, out[name] = await self.access(base + k, write=False, sel=sel)
+        return out
