@@ -176,3 +176,11 @@ test: check-chromium
 ## fail with the apt package's name when chromium is missing (part of make test)
 check-chromium:
 	@command -v $${CHROMIUM:-chromium} >/dev/null || { echo "error: chromium is missing: make test renders the HTML report in it (apt-get install chromium)"; exit 1; }
+
+# Fault soak of the link layer: >= 1,000,000 messages per flit mode (68B, 256B) under bit errors,
+# bursts, dropped/duplicated flits and credit starvation -> results/soak.json (CI runs a
+# 10,000-message version: tests/test_link_soak.py).
+.PHONY: soak
+## link-layer fault soak, 1,000,000 messages per flit mode -> results/soak.json
+soak: $(STAMP) check-gen
+	@$(VPY) -m tb.soak --messages 1000000 --out $(RESULTS)/soak.json

@@ -30,6 +30,7 @@ BENCHES: list[tuple[str, str]] = [
     ("coverage", "tools.coverage"),   # reads the last `make coverage` (results/coverage/summary.json)
     ("formal", "tools.formal"),       # runs `make formal`'s proofs and broken variants
     ("signoff", "tools.signoff"),     # reads the last `make signoff` (results/signoff/summary.json)
+    ("soak", "tb.soak"),
 ]
 
 

@@ -27,3 +27,11 @@ def test_fifo_mw(width: int, depth: int, w: int) -> None:
     run_cocotb(top="fifo_mw", sources=rtl_sources("common/fifo_mw.v"),
                test_module="tb.common.tb_fifo_mw",
                parameters={"WIDTH": width, "DEPTH": depth, "W": w})
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("width,depth,w", [(8, 16, 4), (10, 7, 3), (12, 16, 12), (9, 5, 1)])
+def test_fifo_bank(width: int, depth: int, w: int) -> None:
+    run_cocotb(top="fifo_bank", sources=rtl_sources("common/fifo_bank.v"),
+               test_module="tb.common.tb_fifo_bank",
+               parameters={"WIDTH": width, "DEPTH": depth, "W": w})

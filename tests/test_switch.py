@@ -1,14 +1,16 @@
 """CXL switch RTL regression: cxl_switch_core at message level (N=4, 8; VOQ=0), two cores cascaded
-in PBR at message level, the 4-port switch through 68B links; the 256B-link cascade only with
-SWITCH_CASCADE=1. Reproduce a run with SEED=<n>; SOAK=1 for long runs (SaturationDeadlock ~50k
+in PBR at message level, the 4-port switch through 68B links, and two switches cascaded in PBR
+over 256B links. Reproduce a run with SEED=<n>; SOAK=1 for long runs (SaturationDeadlock ~50k
 messages)."""
 from __future__ import annotations
 
-import os
+from pathlib import Path
 
 import pytest
 
-from tools.runner import RTL, rtl_sources, run_cocotb
+from tools.runner import rtl_sources, run_cocotb
+
+HDL = Path(__file__).resolve().parents[1] / "tb" / "switch" / "hdl"   # test-only wrappers
 
 SW_SRC = ["common/sync_fifo.v", "common/skid_buffer.v", "common/rr_arbiter.v", "switch/cxl_hdm_decode.v",
           "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_xbar.v",
@@ -45,34 +47,25 @@ def test_switch_cascade_core() -> None:
     """Two 4-port cxl_switch_core in PBR joined port 3 to port 3 at message level (no link layer):
     HBR->PBR edge conversion, DPID routing across both switches, responses back to the requester
     PID, decode misses answered by the first switch, requests and responses both ways."""
-    run_cocotb(top="cxl_switch_cascade_core_tb", sources=core_sources() + rtl_sources("switch/cxl_switch_cascade_core_tb.v"),
-               test_module="tb.switch.tb_switch_link", parameters={"N": 4, "NRT": 8},
+    run_cocotb(top="cxl_switch_cascade_tb", sources=[HDL / "cxl_switch_cascade_tb.v"],
+               test_module="tb.switch.tb_switch_link", parameters={"LINKS": 0, "N": 4, "NRT": 8},
                testcase=["CascadeUniform", "CascadeBidir", "CascadeIncastMiss"], build_args=BUILD_ARGS)
-
-
-# every link-layer file (the link engineers may add sub-modules), never their test wrappers
-LINK_SRC = SW_SRC + ["common/fifo_mw.v", "common/credit_counter.v"] + sorted(
-    f"link/{f.name}" for f in (RTL / "link").glob("*.v") if not f.stem.endswith("_loopback")) + [
-    "switch/cxl_switch_linkport.v", "switch/cxl_switch.v"]
 
 
 @pytest.mark.rtl
 def test_switch_link68() -> None:
     """4-port switch, 68B links, partner endpoints: directed routing, random, errors, latency."""
-    run_cocotb(top="cxl_switch_link_tb", sources=rtl_sources(*LINK_SRC, "switch/cxl_switch_link_tb.v"),
+    run_cocotb(top="cxl_switch_link_tb", sources=[HDL / "cxl_switch_link_tb.v"],
                test_module="tb.switch.tb_switch_link", parameters={"N": 4, "NRT": 8},
                testcase=["LinkInterleaveHBR", "LinkRandomUniform", "LinkErrors", "LinkLatency"],
                build_args=BUILD_ARGS)
 
 
 @pytest.mark.rtl
-@pytest.mark.skipif(os.environ.get("SWITCH_CASCADE", "") in ("", "0"),
-                    reason="12 x 256B link endpoints: a slow C++ build (did not finish in 50 min on the shared "
-                           "machine); the same cascade runs at message level in test_switch_cascade_core. "
-                           "Run with SWITCH_CASCADE=1")
 def test_switch_cascade() -> None:
     """Two 3-port switches in PBR, 256B links, a PBR fabric link between them (3 ways over one
-    local and two remote devices). -O1: the single-file C++ build dominates this test's time."""
-    run_cocotb(top="cxl_switch_cascade_tb", sources=rtl_sources(*LINK_SRC, "switch/cxl_switch_cascade_tb.v"),
-               test_module="tb.switch.tb_switch_link", parameters={"N": 3, "UP_A": 1, "UP_B": 4},
-               testcase=["CascadeUniform", "CascadeIncastMiss"], build_args=("--output-split", "0", "-CFLAGS", "-O1"))
+    local and two remote devices). 10 cxl_link 256B endpoints: about 4 min of one core to build
+    (-O0, 212 MB of C++, 6 GB peak memory) and 2 min to run."""
+    run_cocotb(top="cxl_switch_cascade_tb", sources=[HDL / "cxl_switch_cascade_tb.v"],
+               test_module="tb.switch.tb_switch_link", parameters={"LINKS": 1, "N": 3, "UP_A": 1, "UP_B": 4},
+               testcase=["CascadeUniform", "CascadeIncastMiss"], build_args=BUILD_ARGS)

@@ -30,6 +30,19 @@ def lint_one(path: Path, libdirs: list[Path]) -> tuple[Path, int, str]:
     return path, r.returncode, "\n".join(lines).strip()
 
 
+def elaborate(top: str, params: dict[str, int] | None = None) -> tuple[int, str]:
+    """Lint-elaborate RTL module `top` (found in the rtl/ libraries) with parameter overrides, under
+    -Wno-fatal as the simulation builds run; returns (exit code, diagnostics)."""
+    setup_verilator_env()
+    path = next(p for p in rtl_files() if p.stem == top)
+    cmd = ["verilator", "--lint-only", "-Wall", "-Wno-fatal", f"-I{INCLUDE}", "--top-module", top]
+    for d in sorted({p.parent for p in rtl_files()}):
+        cmd += ["-y", str(d)]
+    cmd += [f"-G{k}={v}" for k, v in (params or {}).items()]
+    r = subprocess.run(cmd + [str(path)], capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
 def main() -> int:
     setup_verilator_env()
     files = lint_targets()

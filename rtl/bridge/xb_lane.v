@@ -616,18 +616,18 @@ module xb_lane #(
         q_dd = 128'd0;
         q_dd[CXL_D2H_DH_UQID_LSB +: CXL_D2H_DH_UQID_W] = hr_data;
     end
-    skid_buffer #(.WIDTH(128)) u_req (.clk(clk), .rst(rst), .s_valid(f_memrd || f_rmw_mem),
-        .s_ready(req_s_ready), .s_data(q_req), .m_valid(m2s_req_valid), .m_ready(m2s_req_ready),
-        .m_data(m2s_req_hdr));
-    skid_buffer #(.WIDTH(640)) u_rwd (.clk(clk), .rst(rst), .s_valid(wb_drain || f_direct),
-        .s_ready(rwd_s_ready), .s_data({rwd_dat, q_rwd}), .m_valid(m2s_rwd_valid),
-        .m_ready(m2s_rwd_ready), .m_data({m2s_rwd_data, m2s_rwd_hdr}));
-    skid_buffer #(.WIDTH(128)) u_d2h (.clk(clk), .rst(rst), .s_valid(f_coh || f_cohwr),
-        .s_ready(d2h_s_ready), .s_data(q_d2h), .m_valid(d2h_req_valid), .m_ready(d2h_req_ready),
-        .m_data(d2h_req_hdr));
-    skid_buffer #(.WIDTH(640)) u_dd (.clk(clk), .rst(rst), .s_valid(dd_push), .s_ready(dd_s_ready),
-        .s_data({cw_d[cw_i], q_dd}), .m_valid(d2h_data_valid), .m_ready(d2h_data_ready),
-        .m_data({d2h_data_data, d2h_data_hdr}));
+    skid_buffer #(.WIDTH(128)) u_req (.clk(clk), .rst(rst), .in_valid(f_memrd || f_rmw_mem),
+        .in_ready(req_s_ready), .in_data(q_req), .out_valid(m2s_req_valid), .out_ready(m2s_req_ready),
+        .out_data(m2s_req_hdr));
+    skid_buffer #(.WIDTH(640)) u_rwd (.clk(clk), .rst(rst), .in_valid(wb_drain || f_direct),
+        .in_ready(rwd_s_ready), .in_data({rwd_dat, q_rwd}), .out_valid(m2s_rwd_valid),
+        .out_ready(m2s_rwd_ready), .out_data({m2s_rwd_data, m2s_rwd_hdr}));
+    skid_buffer #(.WIDTH(128)) u_d2h (.clk(clk), .rst(rst), .in_valid(f_coh || f_cohwr),
+        .in_ready(d2h_s_ready), .in_data(q_d2h), .out_valid(d2h_req_valid), .out_ready(d2h_req_ready),
+        .out_data(d2h_req_hdr));
+    skid_buffer #(.WIDTH(640)) u_dd (.clk(clk), .rst(rst), .in_valid(dd_push), .in_ready(dd_s_ready),
+        .in_data({cw_d[cw_i], q_dd}), .out_valid(d2h_data_valid), .out_ready(d2h_data_ready),
+        .out_data({d2h_data_data, d2h_data_hdr}));
 
     // ------------------------------------------------------------------ completions, status
     wire hbm_rmw = rmw_wait && rmw_hbm && hbm_rsp_tag == rmw_ls;

@@ -1,11 +1,12 @@
+`default_nettype none
 // Credit counter: add credits returned this cycle, take one when sending. Saturates at all-ones
 // (a sender's counter must never wrap). A take while empty is a protocol error: it is ignored
-// (the count is not decremented) and sets the sticky `err` flag.
+// (the count is not decremented) and sets the sticky `underflow` flag.
 // Timing: both candidate sums (cnt + add and cnt + add - 1) are formed in parallel and `take`
 // only selects between them at the end, so a late `take` (a formatter's decision in the same
 // cycle) adds one mux level, not an adder; `avail` comes straight from a register.
 module credit_counter #(
-    parameter integer           WIDTH = 8,             // counter width; saturates at 2^WIDTH - 1
+    parameter integer           WIDTH = 8,             // counter width, 1..31; saturates at 2^WIDTH - 1
     parameter [WIDTH-1:0]       INIT  = {WIDTH{1'b0}}  // count after reset
 ) (
     input  wire             clk,
@@ -14,8 +15,16 @@ module credit_counter #(
     input  wire             take,
     output wire             avail,
     output wire [WIDTH-1:0] count,
-    output reg              err
+    output reg              underflow  // sticky: a take arrived with the count at zero
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (WIDTH < 1 || WIDTH > 31) begin : g_bad_width
+            credit_counter_parameter_error_WIDTH_must_be_1_to_31 u_stop ();
+        end
+    endgenerate
+
     localparam [WIDTH-1:0] ONES = {WIDTH{1'b1}};
 
     reg [WIDTH-1:0] cnt;
@@ -41,11 +50,12 @@ module credit_counter #(
         if (rst) begin
             cnt <= INIT;
             nz  <= (INIT != {WIDTH{1'b0}});
-            err <= 1'b0;
+            underflow <= 1'b0;
         end else begin
             cnt <= nxt;
             nz  <= nz_nxt;
-            if (take && !nz) err <= 1'b1;
+            if (take && !nz) underflow <= 1'b1;
         end
     end
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // Multi-write FIFO: up to W writes (any valid mask, compacted in index order) and one read per
 // cycle, first-word fall-through. `free` is the space before this cycle's read, so the writer's
 // view never depends combinationally on out_ready. Valid entries beyond `free` are dropped and
@@ -6,9 +7,9 @@
 // a chain through the lanes), so every lane's entry and enable are known after one count and one
 // add; `free` is kept in flops and the count takes one of two precomputed values.
 module fifo_mw #(
-    parameter integer WIDTH = 8,    // bits per entry
+    parameter integer WIDTH = 8,    // bits per entry, >= 1
     parameter integer DEPTH = 16,   // entries (any value >= 2)
-    parameter integer W     = 4     // write lanes
+    parameter integer W     = 4     // write lanes, 1..64
 ) (
     input  wire                           clk,
     input  wire                           rst,
@@ -21,6 +22,20 @@ module fifo_mw #(
     output wire [$clog2(DEPTH+1)-1:0]     count,
     output reg                            overflow
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (WIDTH < 1) begin : g_bad_width
+            fifo_mw_parameter_error_WIDTH_must_be_at_least_1 u_stop ();
+        end
+        if (DEPTH < 2) begin : g_bad_depth
+            fifo_mw_parameter_error_DEPTH_must_be_at_least_2 u_stop ();
+        end
+        if (W < 1 || W > 64) begin : g_bad_w
+            fifo_mw_parameter_error_W_must_be_1_to_64 u_stop ();
+        end
+    endgenerate
+
     localparam integer AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
     localparam integer CW = $clog2(DEPTH + 1);
     // Ranks, distances and pointer sums are compared one bit wider than pointer, count and rank.
@@ -107,3 +122,4 @@ module fifo_mw #(
     assign out_valid = (cnt != {CW{1'b0}});
     assign out_data  = mem[rd_ptr];
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // Round-robin arbiter. grant is combinational from req and the priority pointer; the pointer
 // moves to just past the granted requester only on `advance`, so a grant can be held while
 // the winner waits for its downstream ready.
@@ -12,6 +13,14 @@ module rr_arbiter #(
     output reg  [((N > 1) ? $clog2(N) : 1)-1:0]  grant_idx,
     output wire                                  any
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (N < 1) begin : g_bad_n
+            rr_arbiter_parameter_error_N_must_be_at_least_1 u_stop ();
+        end
+    endgenerate
+
     localparam integer IW = (N > 1) ? $clog2(N) : 1;
     // Index arithmetic one bit wider so ptr + k (both < N) cannot overflow.
     localparam integer XW = IW + 1;
@@ -48,3 +57,4 @@ module rr_arbiter #(
         end
     end
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // Synchronous FIFO, first-word fall-through: out_data is the head entry whenever out_valid.
 // Any DEPTH >= 2 (pointers wrap explicitly, so non-powers of two work).
 module sync_fifo #(
@@ -14,6 +15,17 @@ module sync_fifo #(
     output wire [WIDTH-1:0]               out_data,
     output wire [$clog2(DEPTH+1)-1:0]     count
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (WIDTH < 1) begin : g_bad_width
+            sync_fifo_parameter_error_WIDTH_must_be_at_least_1 u_stop ();
+        end
+        if (DEPTH < 2) begin : g_bad_depth
+            sync_fifo_parameter_error_DEPTH_must_be_at_least_2 u_stop ();
+        end
+    endgenerate
+
     localparam integer AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
     localparam integer CW = $clog2(DEPTH + 1);
     localparam [AW-1:0] LAST = AW'(DEPTH - 1);
@@ -53,3 +65,4 @@ module sync_fifo #(
         if (push) mem[wr_ptr] <= in_data;
     end
 endmodule
+`default_nettype wire

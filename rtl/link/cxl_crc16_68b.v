@@ -1,3 +1,4 @@
+`default_nettype none
 // 68B flit CRC-16 (cxl-flits.md 2): CRC[j] = XOR of the flit bits i whose mask DM[j] bit i is set,
 // DM[j] bit i = coefficient of x^j in x^(i+16) mod G, G = 1F053h. No seed, no inversion.
 // The masks are derived from the polynomial by a constant function (no typed-in table), so the
@@ -30,3 +31,4 @@ module cxl_crc16_68b #(
         end
     endgenerate
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // CRC of a 256B flit (CONVENTIONS.md "Flit wire", ours: the PCIe 6 8 B CRC matrix is not public).
 // CRC-64/ECMA-182, poly 42F0E1EBA9EA3693h, init 0, no reflection, no xorout, over bytes 0..241.
 // Feeding the MSB-first LFSR from bit 7 of byte 241 down to bit 0 of byte 0 gives
@@ -7,9 +8,17 @@
 module cxl_crc64_256b #(
     parameter integer DW = 242 * 8  // covered bits: flit bytes 0..241
 ) (
-    input  [DW-1:0] data,  // flit bits [DW-1:0], bit n = byte n/8, bit n%8
-    output [63:0]   crc    // stored LSB-first in flit bytes 242..249
+    input wire  [DW-1:0] data,  // flit bits [DW-1:0], bit n = byte n/8, bit n%8
+    output wire [63:0]   crc    // stored LSB-first in flit bytes 242..249
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (DW < 1 || DW > 2048) begin : g_bad_dw
+            cxl_crc64_256b_parameter_error_DW_must_be_1_to_2048 u_stop ();
+        end
+    endgenerate
+
     localparam [63:0] POLY = 64'h42F0E1EBA9EA3693;  // G(x) without the x^64 term
 
     // Bit n of the result is coefficient j of x^(n+64) mod G.
@@ -34,3 +43,4 @@ module cxl_crc64_256b #(
         end
     endgenerate
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // 256B wire bits (HBR or PBR) -> canonical header for N messages of the type class CLS carries
 // when an endpoint of role ROLE transmits. Also flags set RSVD bits inside the message: the field mask is
 // derived at elaboration by a canonical round trip of an all-ones message (no typed masks).
@@ -7,12 +8,29 @@ module cxl_flit256_dec #(
     parameter integer CLS  = 0,  // link class 0..5
     parameter integer N    = 1   // messages decoded side by side
 ) (
-    input  [N*124-1:0] wire_i,    // wire bits from bit 0 (Valid); bits above the width are ignored
-    output [N*128-1:0] canon,     // canonical headers
-    output [N-1:0]     valid,     // Valid bits
-    output [N-1:0]     rsvd_err,  // an RSVD bit of the message is set
-    output [N-1:0]     trl        // BEP/TRP set: a trailer slot follows the 4 data slots
+    input wire  [N*124-1:0] wire_i,    // wire bits from bit 0 (Valid); bits above the width are ignored
+    output wire [N*128-1:0] canon,     // canonical headers
+    output wire [N-1:0]     valid,     // Valid bits
+    output wire [N-1:0]     rsvd_err,  // an RSVD bit of the message is set
+    output wire [N-1:0]     trl        // BEP/TRP set: a trailer slot follows the 4 data slots
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_flit256_dec_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && PBR != 1) begin : g_bad_pbr
+            cxl_flit256_dec_parameter_error_PBR_must_be_0_or_1 u_stop ();
+        end
+        if (CLS < 0 || CLS > 5) begin : g_bad_cls
+            cxl_flit256_dec_parameter_error_CLS_must_be_0_to_5 u_stop ();
+        end
+        if (N < 1) begin : g_bad_n
+            cxl_flit256_dec_parameter_error_N_must_be_at_least_1 u_stop ();
+        end
+    endgenerate
+
     `include "cxl_defs.vh"
 
     localparam integer DOWN = (ROLE == CXL_ROLE_DOWN) ? 1 : 0;
@@ -138,3 +156,4 @@ module cxl_flit256_dec #(
         end
     endgenerate
 endmodule
+`default_nettype wire

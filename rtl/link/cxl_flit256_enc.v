@@ -1,3 +1,4 @@
+`default_nettype none
 // Canonical header -> 256B wire bits (HBR or PBR) of the message that class CLS carries when an
 // endpoint of role ROLE transmits (CONVENTIONS.md class table). Pure wiring around the generated
 // cxl_<m>_to_w256/_to_wpbr functions; Valid (bit 0) is 1.
@@ -6,10 +7,24 @@ module cxl_flit256_enc #(
     parameter integer PBR  = 0,  // 1: PBR layouts, 0: HBR
     parameter integer CLS  = 0   // link class 0..5
 ) (
-    input  [127:0] canon,   // canonical header
-    output [123:0] wire_o,  // wire bits, zero above the message width
-    output         trl      // BEP/TRP set: a trailer slot follows the 4 data slots
+    input wire  [127:0] canon,   // canonical header
+    output wire [123:0] wire_o,  // wire bits, zero above the message width
+    output wire         trl      // BEP/TRP set: a trailer slot follows the 4 data slots
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_flit256_enc_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && PBR != 1) begin : g_bad_pbr
+            cxl_flit256_enc_parameter_error_PBR_must_be_0_or_1 u_stop ();
+        end
+        if (CLS < 0 || CLS > 5) begin : g_bad_cls
+            cxl_flit256_enc_parameter_error_CLS_must_be_0_to_5 u_stop ();
+        end
+    endgenerate
+
     `include "cxl_defs.vh"
 
     localparam integer DOWN = (ROLE == CXL_ROLE_DOWN) ? 1 : 0;
@@ -63,3 +78,4 @@ module cxl_flit256_enc #(
     assign wire_o = w;
     assign trl = t;
 endmodule
+`default_nettype wire

@@ -2,7 +2,13 @@
 // Decodes every HBR (PBR when PBR=1) H/G slot format the partner's role sends, including
 // multi-message slots, the data slots behind each DH (+1 trailer slot when BEP/TRP = 1, trailer
 // value dropped), the CRD credit field, the flit header (ACK count, RETRY.Req/Ack NOPs) and the
-// CRC. Messages of a class come out packed from index 0 in flit order.
+// CRC. Messages come out as runs: the messages of one class in one header slot are contiguous
+// (a format holds n0 messages of one class then n1 of another, valid ones form a prefix), so each
+// (slot, class) pair with messages is one run, and the runs of a class come out packed from index
+// 0 in flit order, each with its messages back to back from bit 0 (message k at k * width). The
+// data lines of the data classes come out packed per class in data-header order. Delivering runs
+// instead of single messages keeps the per-class packing to one whole-slot select per run (a
+// message-granular packer needs a 4:1 position select per (message, slot) pair).
 // proto_err (CRC-clean flit that we reject; outputs other than crc_ok/proto_err read zero):
 //   flit type 01b/11b or header bits [5:4] set; NOP with Replay Cmd 01b or a non-zero body;
 //   payload flit with Replay Cmd 1xb, or an ACK count above 255; reserved CRD code or CRD[15];
@@ -12,30 +18,47 @@
 //   a per-128B-group message limit exceeded (AB, BC, CD, and DA across flits); data that would roll
 //   over into the next flit (legal in the spec, never produced by our TX: unsupported);
 //   more than MAXM messages of a class.
+`default_nettype none
 module cxl_flit256_rx #(
     parameter integer ROLE = 0,  // role of THIS endpoint; the partner is the other role
-    parameter integer PBR  = 0,
-    parameter integer MAXM = 12  // messages per class per flit delivered (12 = group-limit max)
+    parameter integer PBR  = 0,  // 1: PBR message layouts
+    parameter integer MAXM = 12  // max messages (and runs) of a class per flit, 1..12 (12 = group-limit max)
 ) (
-    input                    clk,
-    input                    rst,
-    input                    flit_valid,
-    input  [2047:0]          flit,
-    input                    commit,
-    output                   crc_ok,
-    output                   retryable,
-    output [2:0]             ctl_kind,
-    output [7:0]             ctl_eseq,
-    output [4:0]             ctl_num_retry,
-    output                   ctl_empty,
-    output [7:0]             ack_cnt,
-    output [6*8-1:0]         crd_cnt,
-    output [6*MAXM-1:0]      msg_valid,
-    output [6*MAXM*128-1:0]  msg_hdr,
-    output [2*MAXM*512-1:0]  msg_data,
-    output                   proto_err
+    input  wire                    clk,
+    input  wire                    rst,
+    input  wire                    flit_valid,
+    input  wire [2047:0]           flit,
+    input  wire                    commit,
+    output wire                    crc_ok,
+    output wire                    retryable,
+    output wire [2:0]              ctl_kind,
+    output wire [7:0]              ctl_eseq,
+    output wire [4:0]              ctl_num_retry,
+    output wire                    ctl_empty,
+    output wire [7:0]              ack_cnt,
+    output wire [6*8-1:0]          crd_cnt,
+    output wire [6*5-1:0]          msg_cnt,    // messages of class c in this flit (5 b each)
+    output wire [6*MAXM-1:0]       run_valid,  // run j of class c: bit c*MAXM + j (a prefix)
+    output wire [6*MAXM*3-1:0]     run_n,      // its message count, 1..4
+    output wire [6*MAXM*124-1:0]   run_bits,   // its messages, k-th at [k*w +: w] (w = class width)
+    output wire [2*3*512-1:0]      line,       // data line i of C_DATA (d = 0) / M_DATA (d = 1): [(d*3 + i)*512 +: 512]
+    output wire                    proto_err
 );
     `include "cxl_defs.vh"
+
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_flit256_rx_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && PBR != 1) begin : g_bad_pbr
+            cxl_flit256_rx_parameter_error_PBR_must_be_0_or_1 u_stop ();
+        end
+        if (MAXM < 1 || MAXM > 12) begin : g_bad_maxm
+            cxl_flit256_rx_parameter_error_MAXM_must_be_1_to_12 u_stop ();
+        end
+    endgenerate
 
     localparam integer NSLOT = 15;
     localparam integer NPOS  = NSLOT * 4;          // message positions (slot, q)
@@ -50,26 +73,7 @@ module cxl_flit256_rx #(
 
     function automatic integer cw(input [2:0] c);  // wire width of class c as the partner sends it
         begin
-            if (SDOWN == 1)
-                case (c)
-                    3'd0: cw = (PBR != 0) ? CXL_H2D_REQ_WPBR : CXL_H2D_REQ_W256;
-                    3'd1: cw = (PBR != 0) ? CXL_H2D_RSP_WPBR : CXL_H2D_RSP_W256;
-                    3'd2: cw = (PBR != 0) ? CXL_H2D_DH_WPBR : CXL_H2D_DH_W256;
-                    3'd3: cw = (PBR != 0) ? CXL_M2S_REQ_WPBR : CXL_M2S_REQ_W256;
-                    3'd4: cw = (PBR != 0) ? CXL_M2S_BIRSP_WPBR : CXL_M2S_BIRSP_W256;
-                    3'd5: cw = (PBR != 0) ? CXL_M2S_RWD_WPBR : CXL_M2S_RWD_W256;
-                    default: cw = 0;
-                endcase
-            else
-                case (c)
-                    3'd0: cw = (PBR != 0) ? CXL_D2H_REQ_WPBR : CXL_D2H_REQ_W256;
-                    3'd1: cw = (PBR != 0) ? CXL_D2H_RSP_WPBR : CXL_D2H_RSP_W256;
-                    3'd2: cw = (PBR != 0) ? CXL_D2H_DH_WPBR : CXL_D2H_DH_W256;
-                    3'd3: cw = (PBR != 0) ? CXL_S2M_BISNP_WPBR : CXL_S2M_BISNP_W256;
-                    3'd4: cw = (PBR != 0) ? CXL_S2M_NDR_WPBR : CXL_S2M_NDR_W256;
-                    3'd5: cw = (PBR != 0) ? CXL_S2M_DRS_WPBR : CXL_S2M_DRS_W256;
-                    default: cw = 0;
-                endcase
+            cw = cxl_cls_w256(SR, PBR, 32'(c));
         end
     endfunction
     // Wire bit of BEP/TRP (data classes that have one), derived from the generated functions.
@@ -108,22 +112,42 @@ module cxl_flit256_rx #(
     endfunction
     localparam [6*8-1:0] CWV = mk_cwv(0);
     /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator lint_off UNUSEDSIGNAL */  // table builder: dummy arg
+    function automatic [6*124-1:0] mk_rmv(input integer dummy);
+        integer c;
+        begin
+            mk_rmv = {6*124{dummy[0]}};
+            for (c = 0; c < 6; c = c + 1) mk_rmv[c*124 +: 124] = cxl_cls_rsvd256(SR, PBR, c);
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    localparam [6*124-1:0] RMV = mk_rmv(0);
     localparam [123:0]   TM2 = trl_mask(3'd2);
     localparam [123:0]   TM5 = trl_mask(3'd5);
 
     // Max messages per rolling 128B group (cxl-flits.md 4.3) for the partner's class c.
     function automatic [4:0] glim(input [2:0] c);
+        /* verilator lint_off UNUSEDSIGNAL */  // limits are below 32
+        integer g;
+        /* verilator lint_on UNUSEDSIGNAL */
         begin
-            if (SDOWN == 1)
-                case (c)
-                    3'd0: glim = 5'd2; 3'd1: glim = 5'd6; 3'd2: glim = 5'd4;
-                    3'd3: glim = 5'd4; 3'd4: glim = 5'd3; default: glim = 5'd2;
-                endcase
-            else
-                case (c)
-                    3'd0: glim = 5'd4; 3'd1: glim = 5'd4; 3'd2: glim = 5'd4;
-                    3'd3: glim = 5'd2; 3'd4: glim = 5'd6; default: glim = 5'd3;
-                endcase
+            g = cxl_cls_glim256(SR, PBR, 32'(c));
+            glim = g[4:0];
+        end
+    endfunction
+    // Messages of class c one slot can hold (a run), and the run lanes a flit within the group
+    // limits can fill: data classes at most MAXD (lines), others 2 x the group limit.
+    function automatic integer nrmax(input [2:0] c);
+        begin
+            nrmax = 124 / cw(c);
+            if (nrmax > 4) nrmax = 4;
+        end
+    endfunction
+    function automatic integer rlanes(input [2:0] c);
+        begin
+            if (c == 3'd2 || c == 3'd5) rlanes = MAXD;
+            else rlanes = 2 * 32'(glim(c));
+            if (rlanes > MAXM) rlanes = MAXM;
         end
     endfunction
     // ---------------------------------------------------------------- flit header
@@ -148,19 +172,19 @@ module cxl_flit256_rx #(
     assign slot[0] = {16'd0, flit[127:16]};  // H-slot: 14 bytes, zero-extended
     wire [NPOS-1:0]     pv;      // position (s, q) holds a valid message (if s is a header slot)
     wire [NPOS*3-1:0]   pc;      // its class
-    wire [NPOS*124-1:0] pw;      // its wire bits
     wire [NPOS-1:0]     ptrl;    // DH with a trailer
+    wire [NPOS-1:0]     prsv;    // valid message with an RSVD bit set
     wire [NSLOT-1:0]    serr;    // format violation (if s is a header slot)
     wire [NSLOT-1:0]    nz;      // slot not all-zero (an all-zero header slot is empty)
-    genvar s, c, m;
+    genvar s;
     generate
         for (s = 0; s < NSLOT; s = s + 1) begin : g_s
             if (s > 0) begin : g_g
                 assign slot[s] = flit[s*128 +: 128];
             end
-            cxl_flit256_rx_slot #(.SR(SR), .PBR(PBR), .H((s == 0) ? 1 : 0), .CWV(CWV), .TM2(TM2), .TM5(TM5)) u_slot (
+            cxl_flit256_rx_slot #(.SR(SR), .PBR(PBR), .H((s == 0) ? 1 : 0), .CWV(CWV), .TM2(TM2), .TM5(TM5), .RMV(RMV)) u_slot (
                 .slot(slot[s]), .fmt_err(serr[s]), .pv(pv[s*4 +: 4]), .pc(pc[s*12 +: 12]),
-                .pw(pw[s*4*124 +: 4*124]), .ptrl(ptrl[s*4 +: 4]));
+                .ptrl(ptrl[s*4 +: 4]), .prsv(prsv[s*4 +: 4]));
             assign nz[s] = |slot[s];
         end
     endgenerate
@@ -227,6 +251,8 @@ module cxl_flit256_rx #(
     reg [4:0]  base [0:NSLOT-1][0:5];  // messages of class c before slot s
     reg [4:0]  gcnt [0:3][0:5];
     reg [4:0]  tot  [0:5];
+    reg [3:0]  rk   [0:NSLOT-1][0:5];  // runs of class c before slot s
+    reg [4:0]  nrun [0:5];
     reg [4:0]  prev_d [0:5];
     reg        grp_err, max_err;
     integer ci, gi, sk, qk;
@@ -236,6 +262,7 @@ module cxl_flit256_rx #(
         for (ci = 0; ci < 6; ci = ci + 1) begin
             for (gi = 0; gi < 4; gi = gi + 1) gcnt[gi][ci] = 5'd0;
             tot[ci] = 5'd0;
+            nrun[ci] = 5'd0;
             for (sk = 0; sk < NSLOT; sk = sk + 1) begin
                 nsc[sk][ci] = 3'd0;
                 q0[sk][ci] = 2'd0;
@@ -246,6 +273,8 @@ module cxl_flit256_rx #(
                         nsc[sk][ci] = nsc[sk][ci] + 3'd1;
                 base[sk][ci] = tot[ci];
                 tot[ci] = tot[ci] + {2'd0, nsc[sk][ci]};
+                rk[sk][ci] = nrun[ci][3:0];
+                if (nsc[sk][ci] != 3'd0) nrun[ci] = nrun[ci] + 5'd1;
                 gcnt[sk / 4][ci] = gcnt[sk / 4][ci] + {2'd0, nsc[sk][ci]};
             end
             if (prev_d[ci] + gcnt[0][ci] > glim(3'(ci)) || gcnt[0][ci] + gcnt[1][ci] > glim(3'(ci)) ||
@@ -314,98 +343,126 @@ module cxl_flit256_rx #(
     assign ack_cnt       = (good_pay && rcmd == 2'b01) ? fld[7:0] : 8'd0;
     assign crd_cnt       = good_pay ? crd_d : 48'd0;
 
-    // ---------------------------------------------------------------- compaction per class
-    // Output m of class c comes from the header slot s with base <= m < base + n, position
-    // q0 + (m - base): valid messages of a class are contiguous within a slot. Only the terms that
-    // a flit within the group limits can use are built (everything else is rejected as grp_err,
-    // which zeroes the outputs): slots 0..7 give m < glim, slots 8..14 m < 2*glim; data classes
-    // at most MAXD lines. Only the class's wire width is carried (the slot masks the rest to 0).
-    wire [6*MAXM*124-1:0] cw_o;   // compacted wire bits
-    wire [2*MAXD*5-1:0]   ds_o;   // first data slot of compacted data messages
-    genvar gc, gm;
+    // ---------------------------------------------------------------- runs
+    // Run of class c in slot s: its messages are back to back in the slot from position q0, which
+    // is 0, or 1 behind the single first-class message of a two-class HBR format (G0/H0: H2D Req +
+    // H2D Rsp; G2/H2: D2H Req + D2H Rsp; G6: S2M BISnp + S2M NDR; cxl-flits.md 4.2). So the run is
+    // the slot shifted by one of two constant offsets; bits past its messages are never read.
+    // Run j of class c comes from the slot with j runs of c before it. Only the (run, slot) terms a
+    // flit within the group limits can use are built (slots 0..7 hold at most L runs of a class,
+    // slots 8..14 2L, data classes MAXD); any other flit is rejected as grp_err or max_err, which
+    // zeroes the outputs.
+    function automatic integer first_of(input integer c);  // first class of c's two-class format
+        begin
+            first_of = -1;
+            if (PBR == 0 && c == 1) first_of = 0;
+            if (PBR == 0 && SDOWN == 0 && c == 4) first_of = 3;
+        end
+    endfunction
+    wire [6*NSLOT*128-1:0] rb;     // run per (class, slot), 128-bit aligned
+    wire [6*MAXM*124-1:0]  rbits_o;
+    wire [6*MAXM*3-1:0]    rn_o;
+    genvar gc, gs, gj;
     generate
-        for (gc = 0; gc < 6; gc = gc + 1) begin : g_cp
-            localparam integer W  = cw(3'(gc));
-            localparam integer L  = 32'(glim(3'(gc)));
-            localparam integer DC = (gc == 2 || gc == 5) ? 1 : 0;
-            localparam integer MC = (DC != 0) ? MAXD : ((2*L < MAXM) ? 2*L : MAXM);
-            for (gm = 0; gm < MAXM; gm = gm + 1) begin : g_m
-                if (gm < MC) begin : g_on
-                    reg [W-1:0] acc;
-                    reg [4:0]   dacc;
-                    reg [4:0]   k5;
-                    reg [1:0]   q2;
+        for (gc = 0; gc < 6; gc = gc + 1) begin : g_run
+            localparam integer W   = cw(3'(gc));
+            localparam integer NR  = nrmax(3'(gc));
+            localparam integer RWB = NR * W;
+            localparam integer F   = first_of(gc);
+            localparam integer O1  = (F >= 0) ? 4 + cw(3'(F)) : 4;
+            localparam integer L   = 32'(glim(3'(gc)));
+            localparam integer RL  = rlanes(3'(gc));
+            localparam integer DC  = (gc == 2 || gc == 5) ? 1 : 0;
+            for (gs = 0; gs < NSLOT; gs = gs + 1) begin : g_s
+                /* verilator lint_off UNUSEDSIGNAL */
+                wire [255:0] sx = {128'd0, slot[gs]};
+                /* verilator lint_on UNUSEDSIGNAL */
+                wire [RWB-1:0] r = (F >= 0 && q0[gs][gc] != 2'd0) ? sx[O1 +: RWB] : sx[4 +: RWB];
+                assign rb[(gc*NSLOT + gs)*128 +: 128] = {{(128-RWB){1'b0}}, r};
+            end
+            // packing: run j <- the header slot with j runs of this class before it
+            for (gj = 0; gj < MAXM; gj = gj + 1) begin : g_j
+                if (gj < RL) begin : g_on
+                    reg [127:0] acc;
+                    reg [2:0]   nacc;
                     integer     sa;
                     always @* begin
-                        acc = {W{1'b0}};
+                        acc  = 128'd0;
+                        nacc = 3'd0;
+                        for (sa = 0; sa < NSLOT; sa = sa + 1)
+                            if (gj <= sa && gj < ((DC != 0) ? RL : (sa < 8) ? L : 2*L) &&
+                                nsc[sa][gc] != 3'd0 && rk[sa][gc] == 4'(gj)) begin
+                                acc  = acc | rb[(gc*NSLOT + sa)*128 +: 128];
+                                nacc = nacc | nsc[sa][gc];
+                            end
+                    end
+                    assign rbits_o[(gc*MAXM + gj)*124 +: 124] = acc[123:0];
+                    assign rn_o[(gc*MAXM + gj)*3 +: 3] = nacc;
+                    wire unused_acc = &{1'b0, acc[127:124]};
+                end else begin : g_off
+                    assign rbits_o[(gc*MAXM + gj)*124 +: 124] = 124'd0;
+                    assign rn_o[(gc*MAXM + gj)*3 +: 3] = 3'd0;
+                end
+            end
+        end
+    endgenerate
+    // RSVD bits inside a valid message of a header slot
+    reg rsv_err;
+    integer rv;
+    always @* begin
+        rsv_err = 1'b0;
+        for (rv = 0; rv < NSLOT; rv = rv + 1)
+            if (is_hdr[rv] && |prsv[rv*4 +: 4]) rsv_err = 1'b1;
+    end
+
+    // ---------------------------------------------------------------- data lines
+    // Line i of a data class: the 4 slots from the first data slot of its i-th data header.
+    genvar gd, gm;
+    generate
+        for (gd = 0; gd < 2; gd = gd + 1) begin : g_ln
+            localparam integer GC = (gd == 0) ? 2 : 5;
+            for (gm = 0; gm < 3; gm = gm + 1) begin : g_m
+                if (gm < MAXD) begin : g_on
+                    reg [4:0] dacc;
+                    reg [4:0] k5;
+                    reg [1:0] q2;
+                    integer   sa;
+                    always @* begin
                         dacc = 5'd0;
                         k5 = 5'd0;
                         q2 = 2'd0;
                         for (sa = 0; sa < NSLOT; sa = sa + 1) begin
-                            k5 = 5'(gm) - base[sa][gc];
-                            q2 = q0[sa][gc] + k5[1:0];
-                            if (gm < ((sa < 8) ? L : 2*L) && 5'(gm) >= base[sa][gc] &&
-                                k5 < {2'd0, nsc[sa][gc]}) begin
+                            k5 = 5'(gm) - base[sa][GC];
+                            q2 = q0[sa][GC] + k5[1:0];
+                            if (5'(gm) >= base[sa][GC] && k5 < {2'd0, nsc[sa][GC]})
                                 case (q2)
-                                    2'd0: acc = acc | pw[(sa*4 + 0)*124 +: W];
-                                    2'd1: acc = acc | pw[(sa*4 + 1)*124 +: W];
-                                    2'd2: acc = acc | pw[(sa*4 + 2)*124 +: W];
-                                    default: acc = acc | pw[(sa*4 + 3)*124 +: W];
+                                    2'd0: dacc = dacc | dst[(sa*4 + 0)*5 +: 5];
+                                    2'd1: dacc = dacc | dst[(sa*4 + 1)*5 +: 5];
+                                    2'd2: dacc = dacc | dst[(sa*4 + 2)*5 +: 5];
+                                    default: dacc = dacc | dst[(sa*4 + 3)*5 +: 5];
                                 endcase
-                                if (DC != 0)
-                                    case (q2)
-                                        2'd0: dacc = dacc | dst[(sa*4 + 0)*5 +: 5];
-                                        2'd1: dacc = dacc | dst[(sa*4 + 1)*5 +: 5];
-                                        2'd2: dacc = dacc | dst[(sa*4 + 2)*5 +: 5];
-                                        default: dacc = dacc | dst[(sa*4 + 3)*5 +: 5];
-                                    endcase
-                            end
                         end
                     end
-                    assign cw_o[(gc*MAXM + gm)*124 +: 124] = 124'(acc);
-                    if (DC != 0) begin : g_ds
-                        assign ds_o[(((gc == 2) ? 0 : MAXD) + gm)*5 +: 5] = dacc;
-                    end else begin : g_nds
-                        wire unused_dacc = &{1'b0, dacc};
-                    end
+                    wire on = good_pay && (5'(gm) < tot[GC]) && dacc <= 5'd11;
+                    assign line[(gd*3 + gm)*512 +: 512] = on ? flit[dacc*128 +: 512] : 512'd0;
                 end else begin : g_off
-                    assign cw_o[(gc*MAXM + gm)*124 +: 124] = 124'd0;
+                    assign line[(gd*3 + gm)*512 +: 512] = 512'd0;
                 end
             end
         end
     endgenerate
 
-    wire [6*MAXM-1:0] rsv;
-    wire [6*MAXM*128-1:0] canon;
+    genvar c, m;
     generate
         for (c = 0; c < 6; c = c + 1) begin : g_c
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire [MAXM-1:0] v_unused, t_unused;
-            /* verilator lint_on UNUSEDSIGNAL */
-            cxl_flit256_dec #(.ROLE(SR), .PBR(PBR), .CLS(c), .N(MAXM)) u_dec (
-                .wire_i(cw_o[c*MAXM*124 +: MAXM*124]), .canon(canon[c*MAXM*128 +: MAXM*128]),
-                .valid(v_unused), .rsvd_err(rsv[c*MAXM +: MAXM]), .trl(t_unused));
+            assign msg_cnt[c*5 +: 5] = good_pay ? tot[c] : 5'd0;
             for (m = 0; m < MAXM; m = m + 1) begin : g_m
-                assign msg_valid[c*MAXM + m] = good_pay && (5'(m) < tot[c]);
-                assign msg_hdr[(c*MAXM + m)*128 +: 128] = msg_valid[c*MAXM + m] ?
-                                                          canon[(c*MAXM + m)*128 +: 128] : 128'd0;
-                if ((c == 2 || c == 5) && m < MAXD) begin : g_d
-                    wire [4:0] ds = ds_o[(((c == 2) ? 0 : MAXD) + m)*5 +: 5];
-                    assign msg_data[(((c == 2) ? 0 : MAXM) + m)*512 +: 512] =
-                        (msg_valid[c*MAXM + m] && ds <= 5'd11) ? flit[ds*128 +: 512] : 512'd0;
-                end else if (c == 2 || c == 5) begin : g_nd
-                    assign msg_data[(((c == 2) ? 0 : MAXM) + m)*512 +: 512] = 512'd0;
-                end
+                assign run_valid[c*MAXM + m] = good_pay && (5'(m) < nrun[c]);
+                assign run_n[(c*MAXM + m)*3 +: 3] = good_pay ? rn_o[(c*MAXM + m)*3 +: 3] : 3'd0;
+                assign run_bits[(c*MAXM + m)*124 +: 124] = rbits_o[(c*MAXM + m)*124 +: 124];
             end
         end
     endgenerate
-    reg rsv_err;
-    integer rc;
-    always @* begin
-        rsv_err = 1'b0;
-        for (rc = 0; rc < 6*MAXM; rc = rc + 1)
-            if (rsv[rc] && (rc % MAXM) < tot[rc / MAXM]) rsv_err = 1'b1;
-    end
 
     // ---------------------------------------------------------------- state: group D counts
     integer rj;
@@ -417,3 +474,4 @@ module cxl_flit256_rx #(
         end
     end
 endmodule
+`default_nettype wire

@@ -1,5 +1,6 @@
+`default_nettype none
 // One header slot of a 256B flit as the RX sees it (helper of cxl_flit256_rx): decodes SlotFmt into
-// up to 4 message positions (class, wire bits, Valid, trailer flag) and flags format violations.
+// up to 4 message positions (class, Valid, trailer flag, RSVD check) and flags format violations.
 // Tables (class / offset / count per format, all derived from the generated message widths) are
 // built at elaboration by constant functions. Multi-message slots: messages back to back from
 // slot bit 4 (every 256B/PBR width is a multiple of 4, so each starts on a nibble boundary).
@@ -11,15 +12,31 @@ module cxl_flit256_rx_slot #(
     // the generated definitions (passed in so this per-slot module does not include them).
     parameter [6*8-1:0] CWV = {8'd104, 8'd40, 8'd100, 8'd28, 8'd40, 8'd72},
     parameter [123:0]   TM2 = 124'd0,
-    parameter [123:0]   TM5 = 124'd0
+    parameter [123:0]   TM5 = 124'd0,
+    // RSVD bits of each class's wire layout (124 b per class, class 0 lowest)
+    parameter [6*124-1:0] RMV = {6*124{1'b0}}
 ) (
-    input  [127:0]   slot,     // slot image (H-slot zero-extended above bit 111)
-    output           fmt_err,  // non-empty slot breaking a format rule
-    output [3:0]     pv,       // position q holds a valid message
-    output [4*3-1:0] pc,       // class of position q
-    output [4*124-1:0] pw,     // wire bits of position q (masked to the message width)
-    output [3:0]     ptrl      // position q is a DH with BEP/TRP set (trailer slot follows)
+    input wire  [127:0]   slot,     // slot image (H-slot zero-extended above bit 111)
+    output wire           fmt_err,  // non-empty slot breaking a format rule
+    output wire [3:0]     pv,       // position q holds a valid message
+    output wire [4*3-1:0] pc,       // class of position q
+    output wire [3:0]     ptrl,     // position q is a DH with BEP/TRP set (trailer slot follows)
+    output wire [3:0]     prsv      // position q holds a valid message with an RSVD bit set
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (SR != 0 && SR != 1) begin : g_bad_sr
+            cxl_flit256_rx_slot_parameter_error_SR_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && PBR != 1) begin : g_bad_pbr
+            cxl_flit256_rx_slot_parameter_error_PBR_must_be_0_or_1 u_stop ();
+        end
+        if (H != 0 && H != 1) begin : g_bad_h
+            cxl_flit256_rx_slot_parameter_error_H_must_be_0_or_1 u_stop ();
+        end
+    endgenerate
+
     localparam integer SDOWN = (SR == 0) ? 1 : 0;  // sender is CXL_ROLE_DOWN (H2D/M2S)
     localparam integer GH = (H == 0 && PBR == 0) ? 1 : 0;  // G-slot HBR: the roomy variants
 
@@ -145,9 +162,8 @@ module cxl_flit256_rx_slot #(
     wire [255:0] sx  = {128'd0, slot};  // zero-padded for offset extraction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    reg [3:0]     v, zerr, perr, trl;
+    reg [3:0]     v, zerr, perr, trl, rsv;
     reg [4*3-1:0] cls;
-    reg [4*124-1:0] w;
     reg [7:0]     off;
     reg [123:0]   m, raw;
     integer q;
@@ -161,10 +177,10 @@ module cxl_flit256_rx_slot #(
                 default: m = 124'd0;
             endcase
             raw = sx[off +: 124] & m;
-            w[q*124 +: 124] = raw;
             v[q] = raw[0];
             zerr[q] = !raw[0] && |raw;                      // invalid positions are all-zero
             perr[q] = (q > 0) && raw[0] && !v[(q > 0) ? q - 1 : 0];  // valid ones are a prefix
+            rsv[q] = raw[0] && (cls[q*3 +: 3] < 3'd6) && |(raw & RMV[cls[q*3 +: 3]*124 +: 124]);
             trl[q] = raw[0] && |(raw & ((cls[q*3 +: 3] == 3'd2) ? TM2 :
                                         (cls[q*3 +: 3] == 3'd5) ? TM5 : 124'd0));
         end
@@ -175,6 +191,7 @@ module cxl_flit256_rx_slot #(
     assign fmt_err = |slot && (nq == 3'd0 || !slot[4] || |zerr || |perr || |above);
     assign pv   = v;
     assign pc   = cls;
-    assign pw   = w;
     assign ptrl = trl;
+    assign prsv = rsv;
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // 256B standard flit formatter, transmit side (CONVENTIONS.md "Flit wire"; cxl-flits.md 4).
 // Combinational: one flit per call from the class heads, the credits and the acks to return.
 // Packing (greedy, one message per class per flit, always enough for line rate):
@@ -11,25 +12,36 @@ module cxl_flit256_tx #(
     parameter integer ROLE = 0,  // CXL_ROLE_DOWN (host/DSP) or CXL_ROLE_UP (device)
     parameter integer PBR  = 0   // 1: PBR message layouts and slot formats
 ) (
-    input               clk,
-    input               rst,
-    input  [5:0]        msg_avail,
-    input  [6*128-1:0]  msg_hdr,
-    input  [2*512-1:0]  msg_data,
-    output [5:0]        msg_take,
-    input  [6*8-1:0]    crd_pend,
-    output [6*8-1:0]    crd_take,
-    input  [7:0]        ack_pend,
-    output [7:0]        ack_take,
-    input  [2:0]        ctl_kind,
-    input  [7:0]        ctl_eseq,
-    input  [4:0]        ctl_num_retry,
-    input               ctl_empty,
-    input               fire,
-    output [2047:0]     flit,
-    output              flit_retryable,
-    output              busy_adf
+    input wire               clk,
+    input wire               rst,
+    input wire  [5:0]        msg_avail,
+    input wire  [6*128-1:0]  msg_hdr,
+    input wire  [2*512-1:0]  msg_data,
+    output wire [5:0]        msg_take,
+    input wire  [6*8-1:0]    crd_pend,
+    output wire [6*8-1:0]    crd_take,
+    input wire  [7:0]        ack_pend,
+    output wire [7:0]        ack_take,
+    input wire  [2:0]        ctl_kind,
+    input wire  [7:0]        ctl_eseq,
+    input wire  [4:0]        ctl_num_retry,
+    input wire               ctl_empty,
+    input wire               fire,
+    output wire [2047:0]     flit,
+    output wire              flit_retryable,
+    output wire              busy_adf
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_flit256_tx_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && PBR != 1) begin : g_bad_pbr
+            cxl_flit256_tx_parameter_error_PBR_must_be_0_or_1 u_stop ();
+        end
+    endgenerate
+
     `include "cxl_defs.vh"
 
     localparam [2:0] K_NONE = 3'd0, K_REQ = 3'd3, K_ACK = 3'd4;
@@ -259,3 +271,4 @@ module cxl_flit256_tx #(
     wire unused_ok_sink = unused_ok;
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // 68B flit decoder (RX): CRC check, control flit decode, and the partner direction's slot formats
 // (cxl-flits.md 1). Every legal non-MDH format is decoded, several messages of a class per flit
 // are delivered packed from index 0 in flit bit order. Data chunks are a FIFO behind their data
@@ -34,8 +35,23 @@ module cxl_flit68_rx #(
     output reg  [6*MAXM-1:0]       msg_valid,
     output reg  [6*MAXM*128-1:0]   msg_hdr,
     output reg  [2*MAXM*512-1:0]   msg_data,
-    output reg                     proto_err
+    output reg                     proto_err,
+    output wire                    exp_adf     // in sequence, the next flit is an all-data flit
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_flit68_rx_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0) begin : g_bad_pbr
+            cxl_flit68_rx_parameter_error_PBR_must_be_0_in_68B u_stop ();
+        end
+        if (MAXM < 1 || MAXM > 4) begin : g_bad_maxm
+            cxl_flit68_rx_parameter_error_MAXM_must_be_1_to_4 u_stop ();
+        end
+    endgenerate
+
 `include "cxl_defs.vh"
 
     localparam [2:0] K_NONE = 3'd0, K_IDLE = 3'd1, K_FRAME = 3'd2, K_REQ = 3'd3, K_ACK = 3'd4,
@@ -369,6 +385,8 @@ module cxl_flit68_rx #(
         proto_err = flit_valid && crc_ok && err && in_seq;
     end
 
+    assign exp_adf = in_seq && (roll == ROLL_ADF);
+
     always @(posedge clk) begin
         if (rst) begin
             roll <= 3'd0;
@@ -387,3 +405,4 @@ module cxl_flit68_rx #(
 
     wire unused = &{1'b0, PBR[0]};
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // 68B flit formatter (TX): builds one 528-bit flit per cycle from the class queue heads, the
 // credits and acks to return, or a control flit (cxl-flits.md 1, CONVENTIONS.md "Flit wire").
 // Packing policy (ours, legal per spec 4.2.5): at most one message per class and one data header
@@ -27,6 +28,14 @@ module cxl_flit68_tx #(
     output reg              flit_retryable,
     output wire             busy_adf
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_flit68_tx_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+    endgenerate
+
 `include "cxl_defs.vh"
 
     localparam [2:0] K_NONE = 3'd0, K_IDLE = 3'd1, K_FRAME = 3'd2, K_REQ = 3'd3, K_ACK = 3'd4,
@@ -340,3 +349,4 @@ module cxl_flit68_tx #(
     end
 
 endmodule
+`default_nettype wire

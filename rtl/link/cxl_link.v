@@ -1,3 +1,4 @@
+`default_nettype none
 // CXL.cachemem link layer endpoint: TX class queues, credits, flit formatter, replay buffer and
 // link-layer retry (LRSM/RRSM), RX flit decoder and per-class RX buffers (CONVENTIONS.md,
 // cxl-flits.md 1-3). One flit per clock. FLIT_MODE selects the formatter pair (68B / 256B).
@@ -6,18 +7,25 @@
 // discards retryable flits until a matching RETRY.Ack; the transmitter answers with the framed
 // RETRY.Ack and replays from ESeq. Ours: NUM_RETRY reaching MAX_RETRY asserts link_fatal (no PHY
 // re-init); a CRC-clean protocol violation also asserts link_fatal (it cannot be retried away).
+// SEQ_CRC = 1 (ours): the CRC of a retryable flit also covers its sequence number (the sender's
+// replay-buffer index = the receiver's ESeq), as if 8 more data bits followed the covered bits.
 module cxl_link #(
     parameter integer FLIT_MODE     = 0,     // 0 = 68B, 1 = 256B
     parameter integer ROLE          = 0,     // CXL_ROLE_DOWN (host/DSP) or CXL_ROLE_UP (device)
     parameter integer PBR           = 0,     // 256B only
-    parameter integer REPLAY_DEPTH  = 32,    // >= 22 (spec), <= 255 (8-bit sequence numbers)
-    parameter integer RX_DEPTH      = 16,    // per-class RX buffer = credits advertised, <= 255
-    parameter integer TIMEOUT_FLITS = 4096,  // retry timeout in transmitted flits (spec: >= 4096)
-    parameter integer MAX_RETRY     = 16,    // RETRY.Req attempts before link_fatal (<= 31)
-    parameter integer TXQ_DEPTH     = 4,     // per-class TX queue
-    parameter integer ACK_FORCE     = 16,    // Ack_Force_Threshold
-    parameter integer ACK_TIMER     = 32,    // Ack_or_CRD_Flush_Retimer, in cycles
-    parameter integer FLIT_W        = (FLIT_MODE != 0) ? 2048 : 528
+    parameter integer REPLAY_DEPTH  = 32,    // 8..255 (8-bit sequence numbers); the spec needs >= 22
+    parameter integer RX_DEPTH      = 16,    // per-class RX buffer = credits advertised, 1..255
+    parameter integer TIMEOUT_FLITS = 4096,  // retry timeout in transmitted flits, 1..65535 (spec: >= 4096)
+    parameter integer MAX_RETRY     = 16,    // RETRY.Req attempts before link_fatal, 1..31
+    parameter integer TXQ_DEPTH     = 4,     // per-class TX queue, >= 2
+    parameter integer ACK_FORCE     = 16,    // Ack_Force_Threshold, 1..255
+    parameter integer ACK_TIMER     = 32,    // Ack_or_CRD_Flush_Retimer, in cycles, 1..255
+    parameter integer FLIT_W        = (FLIT_MODE != 0) ? 2048 : 528,  // derived, do not set
+    // 1: the implicit sequence number of every retryable flit is folded into its CRC (ours), so a
+    // flit that is dropped, duplicated or replayed out of turn fails the receiver's CRC check and
+    // is retried; both ends must agree. 0: the spec CRC (68B: cxl-flits.md 2), which relies on
+    // the PHY never dropping or repeating a flit. Default: 0 for 68B, 1 for 256B (our CRC anyway).
+    parameter integer SEQ_CRC       = (FLIT_MODE != 0) ? 1 : 0
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -50,6 +58,50 @@ module cxl_link #(
 );
 `include "cxl_defs.vh"
 
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (FLIT_MODE != 0 && FLIT_MODE != 1) begin : g_bad_flit_mode
+            cxl_link_parameter_error_FLIT_MODE_must_be_0_or_1 u_stop ();
+        end
+        if (ROLE != 0 && ROLE != 1) begin : g_bad_role
+            cxl_link_parameter_error_ROLE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && PBR != 1) begin : g_bad_pbr
+            cxl_link_parameter_error_PBR_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && FLIT_MODE == 0) begin : g_bad_pbr_68b
+            cxl_link_parameter_error_PBR_needs_FLIT_MODE_1 u_stop ();
+        end
+        if (REPLAY_DEPTH < 8 || REPLAY_DEPTH > 255) begin : g_bad_replay_depth
+            cxl_link_parameter_error_REPLAY_DEPTH_must_be_8_to_255 u_stop ();
+        end
+        if (RX_DEPTH < 1 || RX_DEPTH > 255) begin : g_bad_rx_depth
+            cxl_link_parameter_error_RX_DEPTH_must_be_1_to_255 u_stop ();
+        end
+        if (TIMEOUT_FLITS < 1 || TIMEOUT_FLITS > 65535) begin : g_bad_timeout_flits
+            cxl_link_parameter_error_TIMEOUT_FLITS_must_be_1_to_65535 u_stop ();
+        end
+        if (MAX_RETRY < 1 || MAX_RETRY > 31) begin : g_bad_max_retry
+            cxl_link_parameter_error_MAX_RETRY_must_be_1_to_31 u_stop ();
+        end
+        if (TXQ_DEPTH < 2) begin : g_bad_txq_depth
+            cxl_link_parameter_error_TXQ_DEPTH_must_be_at_least_2 u_stop ();
+        end
+        if (ACK_FORCE < 1 || ACK_FORCE > 255) begin : g_bad_ack_force
+            cxl_link_parameter_error_ACK_FORCE_must_be_1_to_255 u_stop ();
+        end
+        if (ACK_TIMER < 1 || ACK_TIMER > 255) begin : g_bad_ack_timer
+            cxl_link_parameter_error_ACK_TIMER_must_be_1_to_255 u_stop ();
+        end
+        if (FLIT_W != ((FLIT_MODE != 0) ? 2048 : 528)) begin : g_bad_flit_w
+            cxl_link_parameter_error_FLIT_W_must_be_derived u_stop ();
+        end
+        if (SEQ_CRC != 0 && SEQ_CRC != 1) begin : g_bad_seq_crc
+            cxl_link_parameter_error_SEQ_CRC_must_be_0_or_1 u_stop ();
+        end
+    endgenerate
+
     localparam integer MAXM    = (FLIT_MODE != 0) ? 12 : 4;
     localparam integer NFRAMES = (FLIT_MODE != 0) ? 0 : 5;   // RETRY.Frame flits before Req/Ack
     localparam [2:0]   NFR     = 3'(NFRAMES);
@@ -63,6 +115,39 @@ module cxl_link #(
     localparam [2:0] K_NONE = 3'd0, K_IDLE = 3'd1, K_FRAME = 3'd2, K_REQ = 3'd3, K_ACK = 3'd4,
                      K_INIT = 3'd5;
     localparam [1:0] S_NORMAL = 2'd0, S_LLRREQ = 2'd1, S_LOCAL_IDLE = 2'd2;
+    // Sequence-number CRC terms (SEQ_CRC): the CRC is linear without seed or inversion, so the
+    // term of sequence bit k is the CRC column of the virtual data bit CRC_LSB + k, i.e.
+    // x^(CRC_LSB + k + CRC_W) mod G; it is XORed into the CRC field of a retryable flit.
+    localparam integer    CRC_W   = (FLIT_MODE != 0) ? 64 : 16;
+    localparam integer    CRC_LSB = (FLIT_MODE != 0) ? 1936 : 512;   // = bits the CRC covers
+    localparam [63:0]     CRC_G   = (FLIT_MODE != 0) ? 64'h42F0E1EBA9EA3693 : 64'h000000000000F053;
+    /* verilator lint_off UNUSEDSIGNAL */  // table builder: dummy arg, loop counter
+    function automatic [8*64-1:0] seq_cols(input integer dummy);
+        reg [63:0] col;
+        integer n;
+        begin
+            seq_cols = {8*64{dummy[0]}};
+            col = CRC_G;                                      // x^CRC_W mod G
+            for (n = 0; n < CRC_LSB + 8; n = n + 1) begin
+                if (n >= CRC_LSB) seq_cols[(n - CRC_LSB)*64 +: 64] = col;
+                col = col[CRC_W-1] ? ((col << 1) ^ CRC_G) : (col << 1);
+                if (CRC_W < 64) col = col & ((64'd1 << CRC_W) - 64'd1);
+            end
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    localparam [8*64-1:0] SEQ_COLS = seq_cols(0);
+    function automatic [FLIT_W-1:0] seq_term(input [7:0] sq);
+        reg [63:0] t;
+        integer k;
+        begin
+            t = 64'd0;
+            for (k = 0; k < 8; k = k + 1)
+                if (sq[k]) t = t ^ SEQ_COLS[k*64 +: 64];
+            seq_term = {FLIT_W{1'b0}};
+            seq_term[CRC_LSB +: CRC_W] = t[CRC_W-1:0];
+        end
+    endfunction
     // Classes that exist in this mode: BISnp (3 of UP) and BIRsp (4 of DOWN) are 256B only.
     localparam [5:0] TX_SUP = (FLIT_MODE != 0) ? 6'b111111 :
                               ((ROLE == CXL_ROLE_UP) ? 6'b110111 : 6'b101111);
@@ -114,7 +199,7 @@ module cxl_link #(
             credit_counter #(.WIDTH(8), .INIT(8'd0)) u_crd (
                 .clk(clk), .rst(rst),
                 .add((rx_commit && TX_SUP[g]) ? rx_crd[g*8 +: 8] : 8'd0),
-                .take(fmt_take[g] && fmt_fire), .avail(crd_avail[g]), .count(c_cnt), .err(crd_err[g]));
+                .take(fmt_take[g] && fmt_fire), .avail(crd_avail[g]), .count(c_cnt), .underflow(crd_err[g]));
         end
     endgenerate
     assign dbg_credit_err = |crd_err;
@@ -165,13 +250,23 @@ module cxl_link #(
     wire [2:0]        rx_ctl_kind;
     wire [7:0]        rx_ctl_eseq, rx_ack;
     wire [4:0]        rx_ctl_nr;
-    wire [6*MAXM-1:0]     rx_mv;
-    wire [6*MAXM*128-1:0] rx_mh;
-    wire [2*MAXM*512-1:0] rx_md;
+    wire [5:0]        rxb_ovf;      // an RX buffer overflowed
     wire              in_seq = (lrsm == S_NORMAL) && !link_fatal;
+    // SEQ_CRC: a flit that looks retryable (256B: payload type; 68B: a protocol flit, a control
+    // flit other than RETRY.*, or the all-data flit the stream owes) is checked against ESeq.
+    wire              rx_exp_adf;
+    wire              rx_seqd = (SEQ_CRC != 0) &&
+                                ((FLIT_MODE != 0) ? (rx_flit[7:6] == 2'b10)
+                                                  : (!rx_flit[0] || rx_flit[35:32] != 4'h1 || rx_exp_adf));
+    wire [FLIT_W-1:0] rx_flit_s = rx_seqd ? (rx_flit ^ seq_term(eseq)) : rx_flit;
 
     generate
         if (FLIT_MODE == 0) begin : g_68
+            wire [6*MAXM-1:0]     rx_mv;    // messages per class, packed from lane 0
+            /* verilator lint_off UNUSEDSIGNAL */  // data classes: only lane 0 (one DH per flit)
+            wire [6*MAXM*128-1:0] rx_mh;
+            wire [2*MAXM*512-1:0] rx_md;
+            /* verilator lint_on UNUSEDSIGNAL */
             cxl_flit68_tx #(.ROLE(ROLE)) u_tx (
                 .clk(clk), .rst(rst), .msg_avail(fmt_avail), .msg_hdr(q_hdr), .msg_data(q_data),
                 .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
@@ -180,13 +275,44 @@ module cxl_link #(
                 .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
                 .busy_adf(fmt_busy_adf));
             cxl_flit68_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
-                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit),
+                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
                 .commit(rx_commit), .in_seq(in_seq), .crc_ok(rx_crc_ok),
                 .retryable(rx_retryable), .ctl_kind(rx_ctl_kind), .ctl_eseq(rx_ctl_eseq),
                 .ctl_num_retry(rx_ctl_nr), .ctl_empty(rx_ctl_empty), .ack_cnt(rx_ack),
                 .crd_cnt(rx_crd), .msg_valid(rx_mv), .msg_hdr(rx_mh), .msg_data(rx_md),
-                .proto_err(rx_proto_err));
+                .proto_err(rx_proto_err), .exp_adf(rx_exp_adf));
+            // RX class buffers: banked FIFOs, one single-write bank per message a flit can bring
+            for (g = 0; g < 6; g = g + 1) begin : g_rxq
+                localparam integer DW = (g == 2 || g == 5) ? 512 : 0;
+                localparam integer DI = (g == 5) ? 1 : 0;
+                wire [MAXM-1:0] wv = rx_commit ? rx_mv[g*MAXM +: MAXM] : {MAXM{1'b0}};
+                wire [128+DW-1:0] head;
+                /* verilator lint_off UNUSEDSIGNAL */
+                wire [$clog2(RX_DEPTH+1)-1:0] b_free, b_cnt;
+                /* verilator lint_on UNUSEDSIGNAL */
+                if (DW != 0) begin : g_d
+                    // 68B: a data message completes at most once per flit (lane 0)
+                    wire unused_wv = &{1'b0, wv[MAXM-1:1]};
+                    fifo_bank #(.WIDTH(640), .DEPTH(RX_DEPTH), .W(1)) u_q (
+                        .clk(clk), .rst(rst), .in_valid(wv[0]),
+                        .in_data({rx_md[(DI*MAXM)*512 +: 512], rx_mh[(g*MAXM)*128 +: 128]}),
+                        .free(b_free), .out_valid(rx_valid[g]), .out_ready(rx_ready[g]),
+                        .out_data(head), .count(b_cnt), .overflow(rxb_ovf[g]));
+                    assign rx_data[DI*512 +: 512] = head[128 +: 512];
+                end else begin : g_h
+                    fifo_bank #(.WIDTH(128), .DEPTH(RX_DEPTH), .W(MAXM)) u_q (
+                        .clk(clk), .rst(rst), .in_valid(wv), .in_data(rx_mh[g*MAXM*128 +: MAXM*128]),
+                        .free(b_free), .out_valid(rx_valid[g]), .out_ready(rx_ready[g]),
+                        .out_data(head), .count(b_cnt), .overflow(rxb_ovf[g]));
+                end
+                assign rx_hdr[g*128 +: 128] = head[127:0];
+            end
         end else begin : g_256
+            wire [6*5-1:0]        rx_cnt;   // messages per class, their runs and data lines
+            wire [6*MAXM-1:0]     rx_rv;
+            wire [6*MAXM*3-1:0]   rx_rn;
+            wire [6*MAXM*124-1:0] rx_rb;
+            wire [2*3*512-1:0]    rx_ln;
             cxl_flit256_tx #(.ROLE(ROLE), .PBR(PBR)) u_tx (
                 .clk(clk), .rst(rst), .msg_avail(fmt_avail), .msg_hdr(q_hdr), .msg_data(q_data),
                 .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
@@ -194,13 +320,19 @@ module cxl_link #(
                 .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
                 .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
                 .busy_adf(fmt_busy_adf));
+            assign rx_exp_adf = 1'b0;   // no all-data flits in 256B
             cxl_flit256_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
-                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit),
+                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
                 .commit(rx_commit), .crc_ok(rx_crc_ok),
                 .retryable(rx_retryable), .ctl_kind(rx_ctl_kind), .ctl_eseq(rx_ctl_eseq),
                 .ctl_num_retry(rx_ctl_nr), .ctl_empty(rx_ctl_empty), .ack_cnt(rx_ack),
-                .crd_cnt(rx_crd), .msg_valid(rx_mv), .msg_hdr(rx_mh), .msg_data(rx_md),
-                .proto_err(rx_proto_err));
+                .crd_cnt(rx_crd), .msg_cnt(rx_cnt), .run_valid(rx_rv), .run_n(rx_rn),
+                .run_bits(rx_rb), .line(rx_ln), .proto_err(rx_proto_err));
+            // RX class buffers: runs and data lines in banked FIFOs
+            cxl_flit256_rxq #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM), .DEPTH(RX_DEPTH)) u_rxq (
+                .clk(clk), .rst(rst), .wr(rx_commit), .msg_cnt(rx_cnt), .run_valid(rx_rv),
+                .run_n(rx_rn), .run_bits(rx_rb), .line(rx_ln), .out_valid(rx_valid),
+                .out_ready(rx_ready), .out_hdr(rx_hdr), .out_data(rx_data), .overflow(rxb_ovf));
         end
     endgenerate
 
@@ -245,7 +377,10 @@ module cxl_link #(
                     fmt_kind  = K_ACK;
                     fmt_eseq  = seq_on ? ack_eseq_l : ack_eseq;
                     fmt_nr    = seq_on ? ack_nr_l : ack_nr;
-                    fmt_empty = (num_free == DEPTH8);
+                    // Empty: nothing to replay from the requested ESeq (models/cxl/link.py). The
+                    // buffer itself may still hold flits the requester has but not yet acked (a
+                    // single pending ack is never forced out), so num_free is not the test.
+                    fmt_empty = ((seq_on ? ack_eseq_l : ack_eseq) == 8'(wr_ptr));
                 end else begin
                     fmt_kind = K_REQ;
                     fmt_eseq = eseq;
@@ -273,19 +408,25 @@ module cxl_link #(
     assign fmt_fire      = load && !use_replay;
     assign dbg_tx_replay = load && use_replay;
     wire   rb_write      = fmt_fire && fmt_retryable;
+    // a new retryable flit carries sequence number wr_ptr (SEQ_CRC: folded into its CRC)
+    wire [FLIT_W-1:0] tx_new = (SEQ_CRC != 0 && fmt_retryable) ? (fmt_flit ^ seq_term(8'(wr_ptr)))
+                                                               : fmt_flit;
 
     function automatic [RA_W-1:0] ptr_inc(input [RA_W-1:0] p);
         ptr_inc = ({{(32-RA_W){1'b0}}, p} == REPLAY_DEPTH - 1) ? {RA_W{1'b0}} : p + 1'b1;
     endfunction
 
     always @(posedge clk) begin
-        if (rb_write) rb_mem[wr_ptr] <= {fmt_busy_adf && fmt_kind == K_NONE, fmt_flit};
-        if (load) out_flit <= use_replay ? rb_rd[FLIT_W-1:0] : fmt_flit;
+        if (rb_write) rb_mem[wr_ptr] <= {fmt_busy_adf && fmt_kind == K_NONE, tx_new};
+        if (load) out_flit <= use_replay ? rb_rd[FLIT_W-1:0] : tx_new;
     end
 
     // ------------------------------------------------------------------ RX acceptance
     wire rx_good     = rx_flit_valid && rx_crc_ok && !rx_proto_err;
     wire rx_bad      = rx_flit_valid && !rx_crc_ok;
+    // SEQ_CRC: retryable flits discarded while a retry is under way carry later sequence numbers
+    // and fail the check by design; they are not counted as CRC errors.
+    wire rx_bad_cnt  = rx_bad && (!rx_seqd || in_seq);
     // 68B: INIT.Param must be the first retryable flit and come once. 256B formatters carry no
     // INIT.Param (link256 emits a NOP for it): the first CRC-clean flit counts as received INIT.
     wire rx_order_err = (FLIT_MODE == 0) && rx_good && in_seq && rx_retryable &&
@@ -299,40 +440,6 @@ module cxl_link #(
     // (256B RETRY.Ack NOPs carry only the ESeq echo: no NUM_RETRY to compare)
     wire proto_evt   = (rx_flit_valid && rx_proto_err) || rx_order_err;
 
-    // RX class buffers
-    wire [5:0] rxb_ovf;
-    wire [5:0] rx_pop = rx_valid & rx_ready;
-    generate
-        for (g = 0; g < 6; g = g + 1) begin : g_rxq
-            localparam integer DW = (g == 2 || g == 5) ? 512 : 0;
-            localparam integer DI = (g == 5) ? 1 : 0;
-            wire [MAXM-1:0] wv = rx_commit ? rx_mv[g*MAXM +: MAXM] : {MAXM{1'b0}};
-            wire [128+DW-1:0] head;
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire [$clog2(RX_DEPTH+1)-1:0] b_free, b_cnt;
-            /* verilator lint_on UNUSEDSIGNAL */
-            if (DW != 0) begin : g_d
-                reg [MAXM*640-1:0] wd;
-                integer i;
-                always @* begin
-                    for (i = 0; i < MAXM; i = i + 1)
-                        wd[i*640 +: 640] = {rx_md[(DI*MAXM + i)*512 +: 512],
-                                            rx_mh[(g*MAXM + i)*128 +: 128]};
-                end
-                fifo_mw #(.WIDTH(640), .DEPTH(RX_DEPTH), .W(MAXM)) u_q (
-                    .clk(clk), .rst(rst), .in_valid(wv), .in_data(wd), .free(b_free),
-                    .out_valid(rx_valid[g]), .out_ready(rx_ready[g]), .out_data(head),
-                    .count(b_cnt), .overflow(rxb_ovf[g]));
-                assign rx_data[DI*512 +: 512] = head[128 +: 512];
-            end else begin : g_h
-                fifo_mw #(.WIDTH(128), .DEPTH(RX_DEPTH), .W(MAXM)) u_q (
-                    .clk(clk), .rst(rst), .in_valid(wv), .in_data(rx_mh[g*MAXM*128 +: MAXM*128]),
-                    .free(b_free), .out_valid(rx_valid[g]), .out_ready(rx_ready[g]),
-                    .out_data(head), .count(b_cnt), .overflow(rxb_ovf[g]));
-            end
-            assign rx_hdr[g*128 +: 128] = head[127:0];
-        end
-    endgenerate
     assign dbg_rx_overflow = |rxb_ovf;
 
     // ------------------------------------------------------------------ sequential control
@@ -433,7 +540,7 @@ module cxl_link #(
                     end
                 end
             endcase
-            if (rx_bad) stat_crc_err <= sat_inc(stat_crc_err);
+            if (rx_bad_cnt) stat_crc_err <= sat_inc(stat_crc_err);
             if (proto_evt) begin
                 stat_proto_err <= sat_inc(stat_proto_err);
                 link_fatal     <= 1'b1;
@@ -449,6 +556,11 @@ module cxl_link #(
                 else
                     frame_cnt <= 3'd0;
             end
+            // 256B: RETRY.Ack carries no Empty bit (ESeq echo only), so a CRC-clean flit taken in
+            // NORMAL stands for it: after an Ack with nothing to replay, the partner's idle flits
+            // reset NUM_RETRY; a replayed flit that keeps failing comes first after each Ack, so
+            // a link that cannot deliver it still reaches MAX_RETRY.
+            if (FLIT_MODE != 0 && rx_good && in_seq) num_retry <= 5'd0;
             if (rx_commit) begin
                 num_retry <= 5'd0;
                 if (FLIT_MODE == 0 && rx_ctl_kind == K_INIT) begin
@@ -463,7 +575,7 @@ module cxl_link #(
             if (ack_taken != 8'd0 || ack_pend <= 8'd1) ack_timer <= 8'd0;
             else if (ack_timer != 8'hFF) ack_timer <= ack_timer + 8'd1;
             for (c = 0; c < 6; c = c + 1)
-                crd_pend[c*8 +: 8] <= crd_pend[c*8 +: 8] + {7'd0, rx_pop[c]} -
+                crd_pend[c*8 +: 8] <= crd_pend[c*8 +: 8] + {7'd0, rx_valid[c] & rx_ready[c]} -
                                       ((fmt_fire && fmt_kind == K_NONE) ? fmt_crd_take[c*8 +: 8]
                                                                         : 8'd0);
         end
@@ -477,3 +589,4 @@ module cxl_link #(
     assign dbg_num_free  = num_free;
     assign dbg_rx_commit = rx_commit;
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // HDM decoder bank (CXL r3.x 8.2.4.20): HPA -> (hit, target) over NDEC committed decoders.
 // Base/size are in 256 MB units (HPA[51:28]). Interleave way: power-of-two ways take
 // HPA_off[eIG+8 +: eIW]; 3/6/12 ways take ((c >> k) mod 3) << k | c[k-1:0] with
@@ -16,6 +17,17 @@ module cxl_hdm_decode #(
     output reg                   hit,
     output reg  [11:0]           target
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (NDEC < 1 || NDEC > 8) begin : g_bad_ndec
+            cxl_hdm_decode_parameter_error_NDEC_must_be_1_to_8 u_stop ();
+        end
+        if (MAXW < 1 || MAXW > 16) begin : g_bad_maxw
+            cxl_hdm_decode_parameter_error_MAXW_must_be_1_to_16 u_stop ();
+        end
+    endgenerate
+
     localparam integer CW = 44;  // chunk index width: 52 - 8
 
     // x mod 3, MSB first: r <- (2r + bit) mod 3 (no divider in synthesis)
@@ -83,3 +95,4 @@ module cxl_hdm_decode #(
         end
     end
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // N-port CXL.mem switch with a cxl_link on every port's wire side (cxl_switch_core + N links).
 // Link role per port (UP_MASK bit p): 1 = the port faces a host/upstream switch (link ROLE_UP:
 // receives M2S, transmits S2M); 0 = faces a device/downstream switch (ROLE_DOWN: transmits M2S,
@@ -38,6 +39,23 @@ module cxl_switch #(
     output wire [N-1:0]        link_up,
     output wire [N-1:0]        link_fatal
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (N < 2 || N > 16) begin : g_bad_n
+            cxl_switch_parameter_error_N_must_be_2_to_16 u_stop ();
+        end
+        if (FLIT_MODE != 0 && FLIT_MODE != 1) begin : g_bad_flit_mode
+            cxl_switch_parameter_error_FLIT_MODE_must_be_0_or_1 u_stop ();
+        end
+        if (PBR_MASK != 0 && FLIT_MODE == 0) begin : g_bad_pbr_mask
+            cxl_switch_parameter_error_PBR_MASK_needs_FLIT_MODE_1 u_stop ();
+        end
+        if (FLIT_W != ((FLIT_MODE != 0) ? 2048 : 528)) begin : g_bad_flit_w
+            cxl_switch_parameter_error_FLIT_W_must_be_derived u_stop ();
+        end
+    endgenerate
+
     wire [N*4-1:0]     c_in_valid, c_in_ready, c_out_valid, c_out_ready;
     wire [N*4*128-1:0] c_in_hdr, c_out_hdr;
     wire [N*2*512-1:0] c_in_data, c_out_data;
@@ -70,3 +88,4 @@ module cxl_switch #(
         end
     endgenerate
 endmodule
+`default_nettype wire

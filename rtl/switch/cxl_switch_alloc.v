@@ -1,3 +1,4 @@
+`default_nettype none
 // Crossbar allocator. Every queue head of every ingress (a VOQ per egress and class) has its own
 // crossbar input, so ingress ports never conflict: an ingress can send to several egress ports in
 // one cycle, each egress takes one message per cycle. That leaves an output arbiter per egress
@@ -17,6 +18,17 @@ module cxl_switch_alloc #(
     output wire [N*PW-1:0]   eg_src,
     output wire [N*2-1:0]    eg_cls
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (N < 1) begin : g_bad_n
+            cxl_switch_alloc_parameter_error_N_must_be_at_least_1 u_stop ();
+        end
+        if (PW != ((N > 1) ? $clog2(N) : 1)) begin : g_bad_pw
+            cxl_switch_alloc_parameter_error_PW_must_be_derived u_stop ();
+        end
+    endgenerate
+
     genvar i, j;
     generate
         for (j = 0; j < N; j = j + 1) begin : g_eg
@@ -52,3 +64,4 @@ module cxl_switch_alloc #(
                     pop[(a*N + b)*4 + 32'(eg_cls[b*2 +: 2])] = 1'b1;
     end
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // Switch configuration registers, configuration checks and event counters.
 // 32-bit word registers; one request per cycle (cfg_ready = 1), response the next cycle with
 // cfg_resp 0 = OK, 1 = no such register, 2 = rejected (configuration left unchanged; the reason
@@ -45,6 +46,23 @@ module cxl_switch_cfg #(
     output reg  [NRT*12-1:0]     rt_dpid,
     output reg  [NRT*PW-1:0]     rt_port
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (N < 2 || N > 16) begin : g_bad_n
+            cxl_switch_cfg_parameter_error_N_must_be_2_to_16 u_stop ();
+        end
+        if (NDEC < 1 || NDEC > 8) begin : g_bad_ndec
+            cxl_switch_cfg_parameter_error_NDEC_must_be_1_to_8 u_stop ();
+        end
+        if (NRT < 1 || NRT > 256) begin : g_bad_nrt
+            cxl_switch_cfg_parameter_error_NRT_must_be_1_to_256 u_stop ();
+        end
+        if (PW != ((N > 1) ? $clog2(N) : 1)) begin : g_bad_pw
+            cxl_switch_cfg_parameter_error_PW_must_be_derived u_stop ();
+        end
+    endgenerate
+
     localparam [1:0] ROLE_USP = 2'd0, ROLE_DSP = 2'd1, ROLE_FAB = 2'd2;
     localparam [1:0] R_OK = 2'd0, R_ADDR = 2'd1, R_REJ = 2'd2;
     // rejection reasons (ERR register)
@@ -291,3 +309,4 @@ module cxl_switch_cfg #(
 
     wire unused = &{1'b0, ROLE_DSP, cfg_wdata[15:12], cfg_wdata[7:3]};
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // N-port CXL.mem switch core at message level: N cxl_switch_port + crossbar allocator + crossbar (cxl_switch_xbar) +
 // configuration/counters. Port p, switch class c (0 M2S Req, 1 M2S RwD, 2 S2M NDR, 3 S2M DRS) is
 // lane p*4+c of in_*/out_*; data lanes p*2+0 (RwD) and p*2+1 (DRS).
@@ -33,6 +34,26 @@ module cxl_switch_core #(
     output wire [N*2*512-1:0]  out_data,
     input  wire [N-1:0]        ev_unsup   // link wrapper drained a message the switch does not route
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (N < 2 || N > 16) begin : g_bad_n
+            cxl_switch_core_parameter_error_N_must_be_2_to_16 u_stop ();
+        end
+        if (OT_DEPTH < 1) begin : g_bad_ot_depth
+            cxl_switch_core_parameter_error_OT_DEPTH_must_be_at_least_1 u_stop ();
+        end
+        if (VOQ != 0 && VOQ != 1) begin : g_bad_voq
+            cxl_switch_core_parameter_error_VOQ_must_be_0_or_1 u_stop ();
+        end
+        if (VOQ_DEPTH < 2) begin : g_bad_voq_depth
+            cxl_switch_core_parameter_error_VOQ_DEPTH_must_be_at_least_2 u_stop ();
+        end
+        if (PW != ((N > 1) ? $clog2(N) : 1)) begin : g_bad_pw
+            cxl_switch_core_parameter_error_PW_must_be_derived u_stop ();
+        end
+    endgenerate
+
     wire                  cfg_pbr, cfg_poison;
     wire [N-1:0]          cfg_en;
     wire [N*2-1:0]        cfg_role;
@@ -116,3 +137,4 @@ module cxl_switch_core #(
         end
     endgenerate
 endmodule
+`default_nettype wire

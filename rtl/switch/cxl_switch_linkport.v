@@ -1,3 +1,4 @@
+`default_nettype none
 // One switch port's wire side: maps the core's 4 switch classes onto a cxl_link's 6 link classes
 // (CONVENTIONS.md table). UP = 1: the port faces a host (link ROLE_UP: M2S Req/RwD in on M_REQ/
 // M_DATA, S2M NDR/DRS out on M_RSP/M_DATA); UP = 0: faces a device (ROLE_DOWN: M2S out, S2M in).
@@ -31,6 +32,17 @@ module cxl_switch_linkport #(
     output wire              link_up,
     output wire              link_fatal
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (UP != 0 && UP != 1) begin : g_bad_up
+            cxl_switch_linkport_parameter_error_UP_must_be_0_or_1 u_stop ();
+        end
+        if (PBR != 0 && FLIT_MODE == 0) begin : g_bad_pbr
+            cxl_switch_linkport_parameter_error_PBR_needs_FLIT_MODE_1 u_stop ();
+        end
+    endgenerate
+
     localparam integer M_REQ = 3, M_RSP = 4, M_DATA = 5;
     localparam integer RQ = (UP != 0) ? M_REQ : M_RSP;  // link rx class of the header-only class
     localparam integer TQ = (UP != 0) ? M_RSP : M_REQ;  // link tx class of the header-only class
@@ -81,3 +93,4 @@ module cxl_switch_linkport #(
     wire unused = &{1'b0, s_crc, s_retry, s_proto, d_lrsm, d_eseq, d_free, d_commit, d_replay, d_ovf,
                     d_cerr, c_out_hdr, c_out_data, rx_hdr, rx_data[0 +: 512], tx_ready};
 endmodule
+`default_nettype wire

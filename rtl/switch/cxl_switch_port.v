@@ -1,3 +1,4 @@
+`default_nettype none
 // One switch port, message level: ingress stage (round robin over the 4 switch classes), decode
 // and route (HDM decode, PBR DPID lookup, HBR<->PBR edge conversion, decode-miss answers, response
 // routing through the outstanding-request table), virtual output queues, egress buffers, and this
@@ -80,6 +81,26 @@ module cxl_switch_port #(
     output wire [15:0]           ev,
     output wire [$clog2(OT_DEPTH+1)-1:0] ot_used
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (PORT < 0 || PORT >= N) begin : g_bad_port
+            cxl_switch_port_parameter_error_PORT_must_be_below_N u_stop ();
+        end
+        if (OT_DEPTH < 1) begin : g_bad_ot_depth
+            cxl_switch_port_parameter_error_OT_DEPTH_must_be_at_least_1 u_stop ();
+        end
+        if (VOQ != 0 && VOQ != 1) begin : g_bad_voq
+            cxl_switch_port_parameter_error_VOQ_must_be_0_or_1 u_stop ();
+        end
+        if (VOQ_DEPTH < 2) begin : g_bad_voq_depth
+            cxl_switch_port_parameter_error_VOQ_DEPTH_must_be_at_least_2 u_stop ();
+        end
+        if (PW != ((N > 1) ? $clog2(N) : 1)) begin : g_bad_pw
+            cxl_switch_port_parameter_error_PW_must_be_derived u_stop ();
+        end
+    endgenerate
+
 `include "cxl_defs.vh"
 
     localparam [1:0] ROLE_USP = 2'd0, ROLE_DSP = 2'd1, ROLE_FAB = 2'd2;
@@ -497,8 +518,8 @@ module cxl_switch_port #(
             end
             assign out_hdr[ge*128 +: 128] = m_d[0 +: 128];
             skid_buffer #(.WIDTH(128 + DW)) u_sk (
-                .clk(clk), .rst(rst), .s_valid(xi_valid && xi_cls == 2'(ge)), .s_ready(eg_rdy[ge]),
-                .s_data(s_d), .m_valid(out_valid[ge]), .m_ready(out_ready[ge]), .m_data(m_d));
+                .clk(clk), .rst(rst), .in_valid(xi_valid && xi_cls == 2'(ge)), .in_ready(eg_rdy[ge]),
+                .in_data(s_d), .out_valid(out_valid[ge]), .out_ready(out_ready[ge]), .out_data(m_d));
         end
     endgenerate
 
@@ -527,3 +548,4 @@ module cxl_switch_port #(
 
     wire unused = &{1'b0, hbr_p[11:PW], st_data[0]};
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // Crossbar data path: egress j takes the head of ingress src_j's queue (j, cls_j). Every queue
 // head is its own crossbar input (see cxl_switch_alloc), so the mux per egress is over N x 4
 // headers and N x 2 data words.
@@ -12,6 +13,17 @@ module cxl_switch_xbar #(
     output wire [N*128-1:0]     xi_hdr,
     output wire [N*512-1:0]     xi_data
 );
+    // parameter limits: an illegal value instantiates a module that does not exist, named
+    // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
+    generate
+        if (N < 1) begin : g_bad_n
+            cxl_switch_xbar_parameter_error_N_must_be_at_least_1 u_stop ();
+        end
+        if (PW != ((N > 1) ? $clog2(N) : 1)) begin : g_bad_pw
+            cxl_switch_xbar_parameter_error_PW_must_be_derived u_stop ();
+        end
+    endgenerate
+
     genvar i, j;
     generate
         for (j = 0; j < N; j = j + 1) begin : g_eg
@@ -32,3 +44,4 @@ module cxl_switch_xbar #(
         end
     endgenerate
 endmodule
+`default_nettype wire

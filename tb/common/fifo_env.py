@@ -20,7 +20,7 @@ from tb.common.vr_agent import Beat, VRAgent, VRBus
 
 
 class FifoEnv(uvm_env):
-    """Names: in_* / out_* (sync_fifo) or s_* / m_* (skid_buffer) via ``names``."""
+    """Port names (rtl/common README scheme: in_* / out_*) via ``names``."""
 
     def __init__(self, name: str, parent: Any, names: dict[str, str],
                  idle: Pattern | None = None, sink: Pattern | None = None,

@@ -1,7 +1,7 @@
 """pyuvm tests of rtl/common/credit_counter.v, plus the coverage-miss expect-fail proof.
 
 A CreditCounterModel (saturating at all-ones, take-while-empty = sticky error, consumes nothing)
-checks count/avail/err every cycle while a driver applies random add/take patterns.
+checks count/avail/underflow every cycle while a driver applies random add/take patterns.
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class CreditTestBase(uvm_test):
         dut = cocotb.top
         m = self.model
         errs = []
-        for name, exp in (("count", m.count), ("avail", int(m.avail)), ("err", int(m.err))):
+        for name, exp in (("count", m.count), ("avail", int(m.avail)), ("underflow", int(m.err))):
             got = int(getattr(dut, name).value)
             if got != exp:
                 errs.append(f"{name} {got} expected {exp}")
@@ -107,11 +107,11 @@ class CreditTestBase(uvm_test):
 
 @pyuvm.test(timeout_time=200, timeout_unit="us")
 class CreditRandom(CreditTestBase):
-    """Legal traffic (take only when avail): model match, all level x op bins, saturation; err
+    """Legal traffic (take only when avail): model match, all level x op bins, saturation; underflow
     must stay 0."""
 
     def check_phase(self) -> None:
-        assert self.bad_takes == 0 and int(cocotb.top.err.value) == 0
+        assert self.bad_takes == 0 and int(cocotb.top.underflow.value) == 0
 
 
 @pyuvm.test(timeout_time=100, timeout_unit="us")
@@ -131,7 +131,7 @@ class CreditSaturation(CreditTestBase):
 
 @pyuvm.test(timeout_time=100, timeout_unit="us")
 class CreditTakeWhileEmpty(CreditTestBase):
-    """Negative: drain to 0, take while empty -> err rises next cycle, count stays 0, err stays
+    """Negative: drain to 0, take while empty -> underflow rises next cycle, count stays 0, underflow stays
     set through later legal traffic, and reset clears it."""
 
     enforce_cov = False
@@ -149,27 +149,27 @@ class CreditTakeWhileEmpty(CreditTestBase):
             await FallingEdge(dut.clk)
         dut.take.value = 0
         await FallingEdge(dut.clk)
-        assert int(dut.err.value) == 0 and int(dut.count.value) == 0
+        assert int(dut.underflow.value) == 0 and int(dut.count.value) == 0
         dut.take.value = 1                         # illegal take
         await FallingEdge(dut.clk)
         dut.take.value = 0
-        assert int(dut.err.value) == 1, "err did not rise after take while empty"
+        assert int(dut.underflow.value) == 1, "underflow did not rise after take while empty"
         assert int(dut.count.value) == 0, "illegal take changed the count"
-        dut.add.value = 3                          # legal traffic: err is sticky
+        dut.add.value = 3                          # legal traffic: underflow is sticky
         await FallingEdge(dut.clk)
         dut.add.value = 0
         dut.take.value = 1
         await FallingEdge(dut.clk)
         dut.take.value = 0
         await FallingEdge(dut.clk)
-        assert int(dut.err.value) == 1 and int(dut.count.value) == 2
+        assert int(dut.underflow.value) == 1 and int(dut.count.value) == 2
         self.model_before_reset_err = self.model.err
         dut.rst.value = 1
         await FallingEdge(dut.clk)
         dut.rst.value = 0
         self.model = CreditCounterModel(self.width, count=self.init)
         await FallingEdge(dut.clk)
-        assert int(dut.err.value) == 0 and int(dut.count.value) == self.init
+        assert int(dut.underflow.value) == 0 and int(dut.count.value) == self.init
         self.drop_objection()
 
     def check_phase(self) -> None:

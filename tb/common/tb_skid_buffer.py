@@ -1,10 +1,10 @@
 """pyuvm tests of rtl/common/skid_buffer.v.
 
 The skid buffer is checked as a 2-entry first-word-fall-through queue (the minimum that gives full
-throughput with a registered s_ready): m_valid/m_data/s_ready against FifoModel(2) every cycle,
-output stream == input stream, 1 beat/cycle with 1-cycle latency, and s_ready never changes
-between a falling edge and the following rising edge when m_ready toggles (no combinational
-m_ready -> s_ready path).
+throughput with a registered in_ready): out_valid/out_data/in_ready against FifoModel(2) every cycle,
+output stream == input stream, 1 beat/cycle with 1-cycle latency, and in_ready never changes
+between a falling edge and the following rising edge when out_ready toggles (no combinational
+out_ready -> in_ready path).
 """
 from __future__ import annotations
 
@@ -17,15 +17,10 @@ from tb.common.patterns import Pattern
 from tb.common.seeds import component_rng
 from tb.common.vr_agent import Beat
 
-SKID_NAMES = {"in_valid": "s_valid", "in_ready": "s_ready", "in_data": "s_data",
-              "out_valid": "m_valid", "out_ready": "m_ready", "out_data": "m_data"}
-
 
 class SkidTestBase(FifoTestBase):
-    names = SKID_NAMES
-
     def dut_params(self) -> tuple[int, int]:
-        return len(cocotb.top.s_data), 2
+        return len(cocotb.top.in_data), 2
 
     def dut_count(self) -> int | None:
         return None
@@ -39,14 +34,14 @@ class SkidTestBase(FifoTestBase):
         dut = cocotb.top
         while True:
             await FallingEdge(dut.clk)
-            before_s, before_m = int(dut.s_ready.value), int(dut.m_ready.value)
+            before_s, before_m = int(dut.in_ready.value), int(dut.out_ready.value)
             await ReadOnly()
-            after_s, after_m = int(dut.s_ready.value), int(dut.m_ready.value)
+            after_s, after_m = int(dut.in_ready.value), int(dut.out_ready.value)
             if before_m != after_m:
                 self.ready_toggles += 1
             if before_s != after_s:
                 self.ready_path_errors.append(
-                    f"s_ready changed {before_s}->{after_s} between edges (m_ready "
+                    f"in_ready changed {before_s}->{after_s} between edges (out_ready "
                     f"{before_m}->{after_m}): combinational path")
 
     async def run_phase(self) -> None:
@@ -63,7 +58,7 @@ class SkidRandom(SkidTestBase):
 
     def check_phase(self) -> None:
         super().check_phase()
-        assert self.ready_toggles > 20, f"m_ready toggled only {self.ready_toggles} times"
+        assert self.ready_toggles > 20, f"out_ready toggled only {self.ready_toggles} times"
 
 
 @pyuvm.test(timeout_time=100, timeout_unit="us")

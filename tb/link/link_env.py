@@ -1,4 +1,4 @@
-"""pyuvm environment for the CXL link layer loopback (rtl/link/cxl_link_loopback.v).
+"""pyuvm environment for the CXL link layer loopback (tb/link/hdl/cxl_link_loopback.v).
 
 Two endpoints, A = ROLE_DOWN and B = ROLE_UP, joined by a wire with stalls and bit flips:
   * per endpoint and supported class: a TX agent (tb.common VRAgent, drives tx_valid/hdr/data) and

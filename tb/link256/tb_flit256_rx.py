@@ -2,7 +2,8 @@
 
 - rx_model_flits: flits packed by the model's Flit256Packer (random mixes, multi-message slots,
   trailers, credits of all channels, ACK counts, NOP RETRY.Req/Ack) must give exactly the messages
-  (per class, in order, header and data), credits and acks the model's unpacker returns.
+  (per class, in order, wire bits and data line), credits and acks the model's unpacker returns.
+  The RX delivers runs (the messages of a class in one slot); they are expanded here.
 - rx_crc_single_bit: every single-bit flip of the CRC-covered bytes 0..249 is detected.
 - rx_negative: directed illegal flits (reserved / wrong-direction SlotFmt, 128B group limit incl.
   the cross-flit DA group, message 0 invalid, bad CRD code, rollover) give proto_err.
@@ -20,9 +21,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import RisingEdge, Timer
 
 from models.cxl import flit256 as f2
+from models.cxl.messages import SPECS
 from tb.common.seeds import base_seed
 from tb.link256.common import (
-    DATA_CLASSES, HDR_W, LINE_W, NCLS, Cfg, cfg_from_env, dump_kinds, field, flit_from_slots, line_int,
+    DATA_CLASSES, LINE_W, NCLS, Cfg, cfg_from_env, dump_kinds, field, flit_from_slots, line_int,
     mid_of, rand_msg, refresh_crc, slot_image,
 )
 
@@ -60,22 +62,37 @@ class Out:
         self.ack = int(dut.ack_cnt.value)
         crd = int(dut.crd_cnt.value)
         self.crd = [field(crd, c, 8) for c in range(NCLS)]
-        self.mv = int(dut.msg_valid.value)
-        self.mh = int(dut.msg_hdr.value)
-        self.md = int(dut.msg_data.value)
+        self.cnt = int(dut.msg_cnt.value)
+        self.rv = int(dut.run_valid.value)
+        self.rn = int(dut.run_n.value)
+        self.rb = int(dut.run_bits.value)
+        self.ln = int(dut.line.value)
+        self.mv = self.rv | self.cnt   # anything delivered
 
-    def messages(self, c: int) -> list[tuple[int, int | None]]:
-        """(canonical header, line or None) of the valid messages of class c; checks packing."""
-        v = field(self.mv, c, MAXM)
+    def n_msgs(self, c: int) -> int:
+        return field(self.cnt, c, 5)
+
+    def messages(self, cfg: Cfg, c: int) -> list[tuple[int, int | None]]:
+        """(wire bits, line or None) of the messages of class c, expanded from its runs (message k
+        of a run at k * the class's wire width); checks the packing of runs and lines."""
+        v = field(self.rv, c, MAXM)
         n = bin(v).count("1")
-        assert v == (1 << n) - 1, f"class {c}: msg_valid {v:0{MAXM}b} not packed from index 0"
+        assert v == (1 << n) - 1, f"class {c}: run_valid {v:0{MAXM}b} not packed from index 0"
+        w = SPECS[mid_of(cfg.partner, c)].width(cfg.flavor)
+        wires = []
+        for j in range(n):
+            k_n = field(self.rn, c * MAXM + j, 3)
+            assert 1 <= k_n <= 4, f"class {c} run {j}: {k_n} messages"
+            bits = field(self.rb, c * MAXM + j, 124)
+            wires += [(bits >> (k * w)) & ((1 << w) - 1) for k in range(k_n)]
+        assert len(wires) == self.n_msgs(c), f"class {c}: runs hold {len(wires)} != msg_cnt {self.n_msgs(c)}"
         out = []
-        for i in range(n):
-            hdr = field(self.mh, c * MAXM + i, HDR_W)
+        for i, wb in enumerate(wires):
             line = None
             if c in DATA_CLASSES:
-                line = field(self.md, DATA_CLASSES.index(c) * MAXM + i, LINE_W)
-            out.append((hdr, line))
+                assert i < 3, f"class {c}: more than 3 data lines"
+                line = field(self.ln, DATA_CLASSES.index(c) * 3 + i, LINE_W)
+            out.append((wb, line))
         return out
 
 
@@ -110,8 +127,8 @@ def check_against_model(cfg: Cfg, out: Out, res: f2.Flit256Result, tag: str) -> 
     want_crd = [res.credits.get(mid_of(cfg.role, c), 0) for c in range(NCLS)]
     assert out.crd == want_crd, f"{tag}: credits {out.crd} != {want_crd} ({dict(res.credits)})"
     for c in range(NCLS):
-        got = out.messages(c)
-        want = [(m.to_canonical(), line_int(m) if c in DATA_CLASSES else None) for m in res.messages[c]]
+        got = out.messages(cfg, c)
+        want = [(m.pack(cfg.flavor), line_int(m) if c in DATA_CLASSES else None) for m in res.messages[c]]
         assert got == want, f"{tag}: class {c}: RTL {len(got)} msgs != model {len(want)} (or content differs)"
 
 
@@ -226,7 +243,8 @@ async def rx_crc_single_bit(dut):
         ok = int(dut.crc_ok.value)
         if n < 2000:
             assert ok == 0, f"single-bit flip at flit bit {n} not detected"
-            assert int(dut.msg_valid.value) == 0 and int(dut.proto_err.value) == 0
+            assert int(dut.run_valid.value) == 0 and int(dut.msg_cnt.value) == 0
+            assert int(dut.proto_err.value) == 0
         else:
             assert ok == 1, f"flip in FEC bit {n} changed crc_ok"
     dut.flit_valid.value = 0
@@ -297,7 +315,7 @@ async def rx_negative(dut):
         d_flit = flit_from_slots({12 + i: single_msg_slot(cfg, "G", c, rng)[0] for i in range(lim)})
         assert model_verdict(cfg, d_flit, st) is None
         out = await apply(dut, d_flit)
-        assert out.proto_err == 0 and bin(field(out.mv, c, MAXM)).count("1") == lim
+        assert out.proto_err == 0 and out.n_msgs(c) == lim
         a_flit = flit_from_slots({1: single_msg_slot(cfg, "G", c, rng)[0]})
         assert model_verdict(cfg, a_flit, st) is not None
         out = await apply(dut, a_flit)

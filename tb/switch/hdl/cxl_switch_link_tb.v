@@ -1,3 +1,4 @@
+`default_nettype none
 // Testbench wrapper (not a synthesis top): cxl_switch with a partner cxl_link endpoint on every
 // port, flits on the wire, and the partners' message lanes exposed in cxl_switch_core's lane
 // format (in_* = messages the partner sends into switch port p, out_* = messages it received),
@@ -66,3 +67,4 @@ module cxl_switch_link_tb #(
     endgenerate
     wire unused = &{1'b0, p_fatal, p_unsup};
 endmodule
+`default_nettype wire

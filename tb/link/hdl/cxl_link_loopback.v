@@ -1,3 +1,4 @@
+`default_nettype none
 // Test-bench top (not a synthesis top): two cxl_link endpoints, A = ROLE_DOWN, B = ROLE_UP,
 // joined by a wire that can stall (x_ready) and flip bits (x_flip XOR mask, applied to the flit
 // the receiver sees in that cycle). Flit monitors observe the corrupted wire values.
@@ -85,3 +86,4 @@ module cxl_link_loopback #(
         .dbg_rx_commit(b_rx_commit), .dbg_tx_replay(b_tx_replay),
         .dbg_rx_overflow(b_rx_overflow), .dbg_credit_err(b_credit_err));
 endmodule
+`default_nettype wire
