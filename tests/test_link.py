@@ -45,6 +45,12 @@ def test_link_fault_injection(depth: int) -> None:
 
 
 @pytest.mark.rtl
+def test_link_idle_bit_errors() -> None:
+    """More bit errors than MAX_RETRY on an idle link (nothing to replay) never make it fatal."""
+    run_loopback("IdleFaultTest")
+
+
+@pytest.mark.rtl
 def test_link_fatal_after_retry_limit() -> None:
     run_loopback("FatalTest", MAX_RETRY=4)
 
