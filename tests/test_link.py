@@ -47,7 +47,7 @@ def test_link_fault_injection(depth: int) -> None:
 @pytest.mark.rtl
 def test_link_idle_bit_errors() -> None:
     """More bit errors than MAX_RETRY on an idle link (nothing to replay) never make it fatal."""
-    run_loopback("IdleFaultTest")
+    run_loopback("IdleBitErrorTest")
 
 
 @pytest.mark.rtl
@@ -88,7 +88,7 @@ def link256_rtl() -> tuple[str, ...]:
 
 
 @pytest.mark.rtl
-@pytest.mark.parametrize("testcase", ["LoopbackTest", "FaultTest"])
+@pytest.mark.parametrize("testcase", ["LoopbackTest", "FaultTest", "IdleBitErrorTest"])
 def test_link256_loopback(testcase: str) -> None:
     """FLIT_MODE=1: the same controller with engineer link256's 256B formatters (all 6 classes)."""
     run_cocotb(top="cxl_link_loopback", sources=rtl_sources(*link256_rtl()),

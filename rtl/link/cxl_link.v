@@ -245,7 +245,11 @@ module cxl_link #(
                     fmt_kind  = K_ACK;
                     fmt_eseq  = seq_on ? ack_eseq_l : ack_eseq;
                     fmt_nr    = seq_on ? ack_nr_l : ack_nr;
-                    fmt_empty = (num_free == DEPTH8);
+                    // Empty = nothing to replay from the requested ESeq (models.cxl.link): the
+                    // retry is then complete, and the requester ends its count of retries without
+                    // progress. (A buffer with an unacknowledged flit the partner has received
+                    // is not "empty", yet an idle link must not accumulate NUM_RETRY to fatal.)
+                    fmt_empty = (RA_W'(seq_on ? ack_eseq_l : ack_eseq) == wr_ptr);
                 end else begin
                     fmt_kind = K_REQ;
                     fmt_eseq = eseq;
@@ -426,7 +430,9 @@ module cxl_link #(
                     if (rx_ack_ok) begin
                         lrsm    <= S_NORMAL;
                         timeout <= 16'd0;
-                        if (rx_ctl_empty) num_retry <= 5'd0;
+                        // 68B: Empty (nothing to replay). A 256B Ack carries no Empty bit: an
+                        // accepted Ack ends the count there (models.cxl.link).
+                        if (rx_ctl_empty || FLIT_MODE != 0) num_retry <= 5'd0;
                     end else if ({16'd0, timeout} >= TIMEOUT_FLITS) begin
                         lrsm    <= S_LLRREQ;
                         timeout <= 16'd0;
