@@ -246,9 +246,13 @@ class Hil:
         for _ in range(2000):                     # link training (INIT.Param) when links are in
             if all(int(d.lk_up.value) >> i & 1 for i in range(self.nlk)):
                 break
+            if int(d.lk_fatal.value):
+                break
             await self.cycles(10)
-        else:
-            raise RuntimeError(f"links not up after 20000 cycles: lk_up={int(d.lk_up.value):#x}")
+        if not all(int(d.lk_up.value) >> i & 1 for i in range(self.nlk)):
+            raise HilStall(f"links not up (training, at most 20000 cycles): lk_up={int(d.lk_up.value):#x}, "
+                           f"lk_fatal={int(d.lk_fatal.value):#x}, links {self.link_stats()}",
+                           [decode_records(np.zeros((0, 2), np.uint64)) for _ in range(self.nbr)])
 
     # ------------------------------------------------------------------ traffic
     async def run(self, per_bridge: list[dict[str, np.ndarray]], period: int = 2048,

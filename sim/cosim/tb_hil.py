@@ -37,8 +37,6 @@ async def hil_run(dut) -> None:
         cfg = CosimCfg.from_json(json.dumps(run["cfg"]))
         t0 = time.perf_counter()
         before = (hil.times.loop_s, hil.times.python_s, hil.times.setup_s, hil.times.cycles, hil.times.cpu_s)
-        await hil.reset(cfg.t2_lat, cfg.ha_lat, cfg.ready_p, cfg.ber, cfg.ber_links, cfg.mode)
-        hil.times.setup_s += time.perf_counter() - t0
         tr = np.load(run["trace"])
         per_bridge = []
         for b in range(hil.nbr):
@@ -48,6 +46,8 @@ async def hil_run(dut) -> None:
             dut._log.info(f"run {run['name']}: {int(sum(len(p['gap']) for p in per_bridge))} requests")
         stalled = []
         try:
+            await hil.reset(cfg.t2_lat, cfg.ha_lat, cfg.ready_p, cfg.ber, cfg.ber_links, cfg.mode)
+            hil.times.setup_s += time.perf_counter() - t0
             recs = await hil.run(per_bridge, progress=show)
         except HilStall as e:            # recorded as this run's error; the next run resets the top
             dut._log.error(f"run {run['name']}: {e}")
