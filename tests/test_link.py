@@ -42,6 +42,12 @@ def test_link_fault_injection(depth: int) -> None:
 
 
 @pytest.mark.rtl
+def test_link_idle_bit_errors() -> None:
+    """More bit errors than MAX_RETRY on an idle link (nothing to replay) never make it fatal."""
+    run_loopback("IdleBitErrorTest")
+
+
+@pytest.mark.rtl
 def test_link_fatal_after_retry_limit() -> None:
     run_loopback("FatalTest", MAX_RETRY=4)
 
@@ -68,7 +74,7 @@ def test_link_bench_line_rate() -> None:
 
 
 @pytest.mark.rtl
-@pytest.mark.parametrize("testcase", ["LoopbackTest", "FaultTest"])
+@pytest.mark.parametrize("testcase", ["LoopbackTest", "FaultTest", "IdleBitErrorTest"])
 def test_link256_loopback(testcase: str) -> None:
     """FLIT_MODE=1: the same controller with engineer link256's 256B formatters (all 6 classes)."""
     run_cocotb(top="cxl_link_loopback", sources=[LOOPBACK],

@@ -117,6 +117,15 @@ def decode_records(raw: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+class HilStall(RuntimeError):
+    """A run that cannot finish: a link went fatal (its requests are lost) or nothing moved for the
+    stall bound. Carries the records answered so far (decoded, per bridge) for the check."""
+
+    def __init__(self, msg: str, records: list[dict[str, np.ndarray]]) -> None:
+        super().__init__(msg)
+        self.records = records
+
+
 @dataclass
 class PortState:
     rows: list[bytes]
@@ -147,7 +156,8 @@ class Hil:
         self.cascade = self.nlk > 2 * self.nbr + 2
         self.nmn = 3 if self.cascade else 1
         self.h = {name: getattr(dut, name)._handle for name in (
-            "stim_wvalid", "stim_wdata", "stim_more", "cap_take", "cap_win", "cap_pos", "status", "now", "t_run")}
+            "stim_wvalid", "stim_wdata", "stim_more", "cap_take", "cap_win", "cap_pos", "status", "now", "t_run",
+            "lk_fatal")}
         self.times = RunTimes()
         self._timer = None
         # register accesses keep this harness's timer phase: one access = one clock cycle
@@ -218,16 +228,23 @@ class Hil:
         for _ in range(2000):                     # link training (INIT.Param) when links are in
             if all(int(d.lk_up.value) >> i & 1 for i in range(self.nlk)):
                 break
+            if int(d.lk_fatal.value):
+                break
             await self.cycles(10)
-        else:
-            raise RuntimeError(f"links not up after 20000 cycles: lk_up={int(d.lk_up.value):#x}")
+        if not all(int(d.lk_up.value) >> i & 1 for i in range(self.nlk)):
+            raise HilStall(f"links not up (training, at most 20000 cycles): lk_up={int(d.lk_up.value):#x}, "
+                           f"lk_fatal={int(d.lk_fatal.value):#x}, links {self.link_stats()}",
+                           [decode_records(np.zeros((0, 2), np.uint64)) for _ in range(self.nbr)])
 
     # ------------------------------------------------------------------ traffic
     async def run(self, per_bridge: list[dict[str, np.ndarray]], period: int = 2048,
                   progress: Any = None, stall_limit: int = 200_000) -> list[dict[str, np.ndarray]]:
         """Play each bridge's stream (gap, write, line arrays) and return its decoded records.
-        Fails when nothing was sent or answered for `stall_limit` cycles beyond the longest possible
-        gap between two arrivals (65535)."""
+        Raises HilStall (with the records answered so far) at the first check after a link went
+        fatal (a fatal link drops what it holds), or when nothing was sent or answered for
+        `stall_limit` cycles beyond the longest possible gap between two arrivals (65535). A period
+        without progress also takes partially filled record rows, so answers are never left
+        unread while the fabric is quiet."""
         t_setup = time.perf_counter()
         ch = self.ch
         ports = []
@@ -257,16 +274,16 @@ class Hil:
             t1 = time.perf_counter()
             busy = True
             while busy:
-                busy = await self._service(ports, row_bits)
+                busy = await self._service(ports, row_bits, drain=idle > 0)
             done = all(p.taken >= p.n for p in ports)
             st = self.status()
-            progress_mark = sum(p.taken for p in ports) + sum(x["sent"] for x in st)
+            progress_mark = sum(x["captured"] + x["sent"] for x in st)
             idle = 0 if progress_mark != got else idle + period
             got = progress_mark
-            taken = sum(p.taken for p in ports)
-            if idle > stall_limit + 0xFFFF and not done:
+            fatal = self._get("lk_fatal")
+            if (fatal or idle > stall_limit + 0xFFFF) and not done:
                 self.dut.run.value = 0
-                raise RuntimeError(f"no response for {idle} cycles: {taken}/{total} answered, status {self.status()}")
+                raise await self._stall(ports, row_bits, idle, fatal)
             now = time.perf_counter()
             py += now - t1
             if progress is not None and (done or now - last_prog > 0.5):
@@ -286,9 +303,27 @@ class Hil:
             out.append(decode_records(raw))
         return out
 
-    async def _service(self, ports: list[PortState], row_bits: int, fill_only: bool = False) -> bool:
-        """One cycle of bulk transfer (a stimulus row and a record take per bridge, as needed).
-        Returns whether anything was transferred."""
+    async def _stall(self, ports: list[PortState], row_bits: int, idle: int, fatal: int) -> HilStall:
+        """The failure of a run that cannot finish: every answer captured so far is read back, and
+        the message names the fatal links, each bridge's first unanswered request and the link
+        counters."""
+        while await self._service(ports, row_bits, drain=True):
+            pass
+        st = self.status()
+        names = list(hop_index(self.nbr, self.cascade))
+        why = (f"link(s) {', '.join(n for i, n in enumerate(names) if fatal >> i & 1)} went fatal (link_fatal: "
+               f"what they held is lost)" if fatal else f"nothing sent or answered for {idle} cycles")
+        bridges = "; ".join(
+            f"bridge {b}: {p.taken}/{p.n} answered, {st[b]['sent']} sent, {st[b]['outstanding']} outstanding"
+            + (f" from request {p.taken}" if st[b]["outstanding"] else "") for b, p in enumerate(ports))
+        links = {n: s for n, s in self.link_stats().items() if s["retry"] or s["crc_err"] or s["fatal"]}
+        recs = [decode_records(np.concatenate(p.recs) if p.recs else np.zeros((0, 2), np.uint64)) for p in ports]
+        return HilStall(f"run stopped at cycle {self._get('now')}: {why}; {bridges}; links {links}", recs)
+
+    async def _service(self, ports: list[PortState], row_bits: int, fill_only: bool = False,
+                       drain: bool = False) -> bool:
+        """One cycle of bulk transfer (a stimulus row and a record take per bridge, as needed; with
+        `drain`, partially filled record rows too). Returns whether anything was transferred."""
         st = self.status()
         wv, take, data = 0, 0, 0
         for b, p in enumerate(ports):
@@ -296,7 +331,7 @@ class Hil:
                 wv |= 1 << b
                 data |= int.from_bytes(p.rows[p.pushed], "little") << (row_bits * b)
                 p.pushed += 1
-            if not fill_only and st[b]["cap"] and (st[b]["cap"] >= self.ch or st[b]["sent"] >= p.n):
+            if not fill_only and st[b]["cap"] and (st[b]["cap"] >= self.ch or st[b]["sent"] >= p.n or drain):
                 take |= 1 << b
         if not (wv or take):
             return False

@@ -6,7 +6,8 @@ line). Each run resets the design, programs the switches, waits for the links, p
 and reads back the records; records go to `<run>.rec.npz`, counters and timings to COSIM_OUT
 (JSON). The reference-memory check and the statistics run afterwards in the host process
 (sim.cosim.hilrun). The test fails on any block error counter, link failure or lost response;
-every run is bounded (no response for 200k cycles ends it with an error).
+every run is bounded (a fatal link, or no progress for 200k cycles beyond the longest arrival gap,
+ends it with an error naming the lost requests; the records answered before are still checked).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 import cocotb
 import numpy as np
 
-from sim.cosim.hil import REC_FIELDS, Hil, progress_bar
+from sim.cosim.hil import REC_FIELDS, Hil, HilStall, progress_bar
 from sim.cosim.knobs import CosimCfg
 from tb.common.seeds import announce_seed
 
@@ -36,8 +37,6 @@ async def hil_run(dut) -> None:
         cfg = CosimCfg.from_json(json.dumps(run["cfg"]))
         t0 = time.perf_counter()
         before = (hil.times.loop_s, hil.times.python_s, hil.times.setup_s, hil.times.cycles, hil.times.cpu_s)
-        await hil.reset(cfg.t2_lat, cfg.ha_lat, cfg.ready_p, cfg.ber, cfg.ber_links, cfg.mode)
-        hil.times.setup_s += time.perf_counter() - t0
         tr = np.load(run["trace"])
         per_bridge = []
         for b in range(hil.nbr):
@@ -45,9 +44,17 @@ async def hil_run(dut) -> None:
             per_bridge.append({"gap": tr["gap"][sel], "write": tr["write"][sel], "line": tr["line"][sel]})
         if show:
             dut._log.info(f"run {run['name']}: {int(sum(len(p['gap']) for p in per_bridge))} requests")
-        recs = await hil.run(per_bridge, progress=show)
+        stalled = []
+        try:
+            await hil.reset(cfg.t2_lat, cfg.ha_lat, cfg.ready_p, cfg.ber, cfg.ber_links, cfg.mode)
+            hil.times.setup_s += time.perf_counter() - t0
+            recs = await hil.run(per_bridge, progress=show)
+        except HilStall as e:            # recorded as this run's error; the next run resets the top
+            dut._log.error(f"run {run['name']}: {e}")
+            recs, stalled = e.records, [str(e)]
         t_run = int(dut.t_run.value)
         errs, extra = await hil.errors(cfg.mode)
+        errs = stalled + errs
         np.savez(run["records"], t_run=np.int64(t_run),
                  **{f"b{b}_{k}": recs[b][k] for b in range(hil.nbr) for k in REC_FIELDS})
         st = hil.status()

@@ -142,3 +142,30 @@ class FatalTest(LinkBaseTest):
             assert not sb.errors, sb.errors[:3]   # mismatches only; leftovers are expected
         delivered = sum(got.values())
         self.logger.info(f"delivered to B before the fatal error: {delivered} messages {got}")
+
+
+@pyuvm.test(timeout_time=800, timeout_unit="us")
+class IdleBitErrorTest(LinkBaseTest):
+    """Bit errors on an idle link (RETRY.Idle flits hit, nothing to replay), many more than
+    MAX_RETRY per direction, then traffic under the same errors: every retry that completes with
+    nothing to replay ends the count of retries without progress, so the link stays up and every
+    message arrives exactly once, in order."""
+
+    IDLE_CYCLES = 4000
+    MAX_RETRY = 16                      # cxl_link default (the build of test_link_idle_bit_errors)
+
+    def make_cfg(self) -> LinkCfg:
+        # the retry-event bins belong to FaultTest (a replay needs a lost retryable flit)
+        return LinkCfg(n_msgs=_env_int("LINK_N_MSGS", 80), flip_p=0.01, flip_start=5,
+                       cover_formats=False, drain_cycles=30000)
+
+    async def body(self) -> None:
+        dut = cocotb.top
+        for _ in range(self.IDLE_CYCLES):
+            await RisingEdge(dut.clk)
+        st = self.env.status()
+        self.logger.info(f"after {self.IDLE_CYCLES} idle cycles with bit errors: {st}")
+        for ep in ("a", "b"):
+            assert st[f"{ep}_fatal"] == 0 and st[f"{ep}_link_up"] == 1, st
+            assert st[f"{ep}_retry"] > self.MAX_RETRY, st     # the test exercised the retry limit
+        await super().body()
