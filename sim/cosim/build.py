@@ -194,7 +194,7 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
         for old in CACHE.glob(f"{tag}-*"):
             if old.is_dir() and old != bdir:
                 shutil.rmtree(old, ignore_errors=True)
-        log(f"[cosim.build] {tag}: {'resuming' if resume else 'building'} in {bdir.relative_to(REPO)} "
+        log(f"[cosim.build] {tag}: {'resuming' if resume else 'building'} in {bdir.relative_to(REPO) if bdir.is_relative_to(REPO) else bdir} "
             f"(C++ {flags[-1]}; minutes for a large top)")
         t0 = time.perf_counter()
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -91,16 +91,34 @@ def rows_from(plan, path: str, top: str) -> list[dict]:
     return rows
 
 
-def sweep(links: int, base: CosimCfg, paths=PATHS, loads=LOADS, per_point: int = PER_POINT, seed: int = 1,
-          opt: str = "fast", log=print) -> tuple[list[dict], dict]:
-    """All paths on one top; returns (rows, summary with knees, saturation and speed)."""
+def _run_point(task: tuple) -> PlanResult:
+    """One load point in its own simulator process (a Ray task: the worker builds or reuses the top)."""
     from sim.cosim.hilrun import run_plan
+    links, specs, opt = task
+    return run_plan(specs, links=links, opt=opt, log=lambda *a, **k: None)
+
+
+def sweep(links: int, base: CosimCfg, paths=PATHS, loads=LOADS, per_point: int = PER_POINT, seed: int = 1,
+          opt: str = "fast", log=print, engine: str | None = None) -> tuple[list[dict], dict]:
+    """All paths on one top; returns (rows, summary with knees, saturation and speed).
+
+    Local engine: every point in one simulator process (one start-up). Ray (`engine="ray"` or
+    $ENGINE=ray, as `make sim ENGINE=ray` sets): one task per load point, the plans joined in order."""
+    from sim.cosim.hilrun import PlanResult, run_plan
+    from sim.engine import engine_name, map_tasks
     top = "flit" if links else "message"
     specs = []
     for p in paths:
         specs += specs_for(p, links, loads, per_point, base, seed)
     t0 = time.perf_counter()
-    plan = run_plan(specs, links=links, opt=opt, log=log)
+    if engine_name(engine) == "ray":
+        plans = map_tasks(_run_point, [(links, [sp], opt) for sp in specs], engine="ray",
+                          desc=f"load points ({top} top)")
+        plan = PlanResult([r for pl in plans for r in pl.runs], max(pl.build_s for pl in plans),
+                          all(pl.build_cached for pl in plans), sum(pl.build_made_s for pl in plans),
+                          sum(pl.sim_process_s for pl in plans), plans[0].params)
+    else:
+        plan = run_plan(specs, links=links, opt=opt, log=log)
     rows, summ = [], {"top": top, "paths": {}, "errors": []}
     for p in paths:
         pr = rows_from(type(plan)([r for r in plan.runs if r.name.startswith(p + "-")], plan.build_s,
