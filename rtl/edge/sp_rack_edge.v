@@ -36,6 +36,7 @@ module sp_rack_edge #(
     parameter integer CASC_FLIT = 0,                // cascade hop with LINKS=1: 0 68B flits, 1 256B PBR flits
     parameter integer LK_RX_DEPTH = 16,             // cxl_link credits per class
     parameter integer LK_REPLAY   = 32,             // cxl_link replay buffer entries
+    parameter integer LK_TIMEOUT  = 4096,           // cxl_link retry timeout, transmitted flits (spec: >= 4096)
     parameter integer MN_AW    = 4,                 // memory nodes store 2^MN_AW lines (co-simulation: 18)
     parameter [63:0]  WIN_BASE = 64'h1_0000_0000,   // XLink window (both bridges)
     parameter [63:0]  WIN_SIZE = 64'h100_0000,
@@ -232,7 +233,7 @@ module sp_rack_edge #(
             wire [1:0]       sw_m2s_valid, sw_s2m_ready;
             wire [2*128-1:0] sw_m2s_hdr;
             wire [511:0]     sw_m2s_data;
-            sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY),
+            sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .TIMEOUT_FLITS(LK_TIMEOUT),
                          .SEED(64'h1000 + 64'(gb))) u_mhop (
                 .clk(clk), .rst(rst),
                 .h_m2s_valid({br_rwd_valid[gb], br_req_valid[gb]}), .h_m2s_ready({br_rwd_ready[gb], br_req_ready[gb]}),
@@ -259,7 +260,7 @@ module sp_rack_edge #(
             wire [6*128-1:0] c_hrh, c_drh;
             wire [2*512-1:0] c_hrd, c_drd;
             /* verilator lint_on UNUSEDSIGNAL */
-            sp_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY),
+            sp_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .TIMEOUT_FLITS(LK_TIMEOUT),
                      .SEED(64'h2000 + 64'(gb))) u_chop (
                 .clk(clk), .rst(rst),
                 .h_tx_valid({3'b000, hb_h2d_data_valid[gb], hb_h2d_rsp_valid[gb], hb_h2d_req_valid[gb]}),
@@ -320,7 +321,7 @@ module sp_rack_edge #(
     wire [1:0] a2_s2m_valid, a2_m2s_ready;
     wire [2*128-1:0] a2_s2m_hdr;
     wire [511:0] a2_s2m_data;
-    sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .SEED(64'h3000)) u_hop_n0 (
+    sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .TIMEOUT_FLITS(LK_TIMEOUT), .SEED(64'h3000)) u_hop_n0 (
         .clk(clk), .rst(rst),
         .h_m2s_valid(a_out_valid[2*4 +: 2]), .h_m2s_ready(a2_m2s_ready), .h_m2s_hdr(a_out_hdr[2*4*128 +: 256]),
         .h_m2s_data(a_out_data[(2*2 + 0)*512 +: 512]),
@@ -351,7 +352,7 @@ module sp_rack_edge #(
             wire [2*128-1:0] c_s2m_hdr, c_m2s_hdr;
             wire [511:0] c_s2m_data, c_m2s_data;
             sp_mem_hop #(.LINKS(LINKS), .FLIT_MODE(CASC_FLIT), .PBR(CASC_FLIT), .RX_DEPTH(LK_RX_DEPTH),
-                         .REPLAY_DEPTH(LK_REPLAY), .SEED(64'h4000)) u_hop_casc (
+                         .REPLAY_DEPTH(LK_REPLAY), .TIMEOUT_FLITS(LK_TIMEOUT), .SEED(64'h4000)) u_hop_casc (
                 .clk(clk), .rst(rst),
                 .h_m2s_valid(a_out_valid[3*4 +: 2]), .h_m2s_ready(c_m2s_ready), .h_m2s_hdr(a_out_hdr[3*4*128 +: 256]),
                 .h_m2s_data(a_out_data[(3*2 + 0)*512 +: 512]),
@@ -377,7 +378,7 @@ module sp_rack_edge #(
                 wire [1:0] n_s2m_valid, n_m2s_ready;
                 wire [2*128-1:0] n_s2m_hdr;
                 wire [511:0] n_s2m_data;
-                sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY),
+                sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .TIMEOUT_FLITS(LK_TIMEOUT),
                              .SEED(64'h3000 + 64'(gn))) u_hop_n (
                     .clk(clk), .rst(rst),
                     .h_m2s_valid(b_out_valid[gn*4 +: 2]), .h_m2s_ready(n_m2s_ready),
@@ -481,7 +482,7 @@ module sp_rack_edge #(
         .err_pulse(ha_err_pulse), .err_count(ha_err_count),
         .trc_valid(trc_valid), .trc_binv(trc_binv), .trc_line(trc_line), .trc_port(trc_port), .trc_cqid(trc_cqid));
 
-    sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .SEED(64'h5000)) u_hop_home (
+    sp_mem_hop #(.LINKS(LINKS), .RX_DEPTH(LK_RX_DEPTH), .REPLAY_DEPTH(LK_REPLAY), .TIMEOUT_FLITS(LK_TIMEOUT), .SEED(64'h5000)) u_hop_home (
         .clk(clk), .rst(rst),
         .h_m2s_valid(hm_m2s_valid), .h_m2s_ready(hm_m2s_ready), .h_m2s_hdr(hm_m2s_hdr), .h_m2s_data(hm_m2s_data),
         .h_s2m_valid(hm_s2m_valid), .h_s2m_ready(hm_s2m_ready), .h_s2m_hdr(hm_s2m_hdr), .h_s2m_data(hm_s2m_data),

@@ -145,6 +145,21 @@ def _sync_generated(gen: Path, bdir: Path) -> int:
     return changed
 
 
+def _drop_stale_objects(bdir: Path) -> int:
+    """Remove each object (and its dependency file) whose dependency file names a generated file
+    that no longer exists (a module class renamed by a new parameter value): make would otherwise
+    stop at "no rule to make target" instead of compiling it again. Returns how many."""
+    n = 0
+    for d in list(bdir.glob("*.d")):
+        deps = d.read_text(errors="replace").replace("\\\n", " ").split()
+        if any("/" not in t and not t.endswith(":") and not (bdir / t).exists() for t in deps):
+            for ext in (".o", ".gch"):
+                (bdir / (d.name[:-2] + ext)).unlink(missing_ok=True)
+            d.unlink()
+            n += 1
+    return n
+
+
 def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str = "fast",
           name: str | None = None, jobs: int | None = None, log=print) -> Build:
     """Build (or reuse) `top` with `params`; returns where it is and what it cost."""
@@ -214,6 +229,7 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
                 shutil.rmtree(gen, ignore_errors=True)
                 lf.write(f"# {changed} generated files new or changed\n")
                 (bdir / ".verilated").touch()
+            lf.write(f"# {_drop_stale_objects(bdir)} objects with removed dependencies dropped\n")
             lf.write("$ " + " ".join(make) + "\n")
             lf.flush()
             r = subprocess.run(make, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)

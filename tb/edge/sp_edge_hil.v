@@ -20,6 +20,11 @@ module sp_edge_hil #(
     parameter integer CH        = 256,          // records per bulk row (one transfer each way per cycle)
     parameter integer SAW       = 13,           // stimulus ring: 2^SAW records per bridge
     parameter integer CAW       = 13,           // capture ring: 2^CAW records per bridge
+    // cxl_link retry timeout (transmitted flits): the wire here is one register stage, so a RETRY.Req
+    // is answered within about 20 flits (6 back, a sequence or all-data flit in progress, pipeline);
+    // the spec's 4096 is sized for long PHY round trips and would make every lost Req/Ack cost 4096
+    // cycles (at the bit error rates the tests use, most of the run).
+    parameter integer LK_TIMEOUT = 64,
     parameter integer NMN       = (CASCADE != 0) ? 3 : 1,
     parameter integer NLK       = 2 * NBR + 2 + ((CASCADE != 0) ? 3 : 0)
 ) (
@@ -120,7 +125,7 @@ module sp_edge_hil #(
     assign status[NBR*192 +: 2] = {|lk_fatal, &lk_up};
 
     sp_rack_edge #(.NBR(NBR), .CASCADE(CASCADE), .NPEER(NPEER), .LINKS(LINKS), .CASC_FLIT(CASC_FLIT),
-                   .MN_AW(MN_AW), .WIN_BASE(WIN_BASE), .HPA_BASE(HPA_BASE)) u_edge (
+                   .MN_AW(MN_AW), .WIN_BASE(WIN_BASE), .HPA_BASE(HPA_BASE), .LK_TIMEOUT(LK_TIMEOUT)) u_edge (
         .clk(clk), .rst(rst[0]),
         .xl_rx_valid(xl_rx_valid), .xl_rx_ready(xl_rx_ready), .xl_rx_data(xl_rx_data), .xl_rx_last(xl_rx_last),
         .xl_tx_valid(xl_tx_valid), .xl_tx_ready(xl_tx_ready), .xl_tx_data(xl_tx_data), .xl_tx_last(xl_tx_last),
