@@ -28,7 +28,9 @@ export ENGINE
 ifeq ($(ENGINE),ray)
 RUN_TESTS := $(PYTEST) -p tools.ray_pytest
 else ifeq ($(ENGINE),local)
-RUN_TESTS := $(PYTEST) -n $(JOBS)
+# worksteal: an idle worker takes queued tests from a busy one (with the default load scheduling
+# one worker could end holding a queue of long RTL tests while the other sat idle).
+RUN_TESTS := $(PYTEST) -n $(JOBS) --dist worksteal
 else
 $(error ENGINE=$(ENGINE): use ENGINE=local (pytest-xdist, the default) or ENGINE=ray)
 endif
