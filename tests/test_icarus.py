@@ -55,16 +55,6 @@ def test_icarus_switch() -> None:
                parameters={"N": 4, "NRT": 16, "VOQ_DEPTH": 4}, testcase="ErrorTrafficHBR")
 
 
-# The bridge and edge RTL refuse illegal parameters with elaboration-time $fatal in generate
-# blocks, which Icarus 11 does not parse (syntax error); rtl/coherence uses an instance of a
-# module named after the rule instead, which every tool stops on. Until the bridge and edge RTL do
-# the same, these two are expected to fail at the iverilog compile, strictly (a pass is reported).
-ICARUS11_FATAL = pytest.mark.xfail(strict=True, raises=RuntimeError,
-                                   reason="elaboration-time $fatal in rtl/bridge and rtl/edge: Icarus 11 "
-                                          "rejects it (see rtl/coherence/README.md, parameters)")
-
-
-@ICARUS11_FATAL
 def test_icarus_bridge() -> None:
     bridge.test_bridge_ual_dl("xb_ual_dl_tx", 2)
 
@@ -73,7 +63,11 @@ def test_icarus_coherence() -> None:
     coherence.test_coherence_negative_and_watchdog()
 
 
-@ICARUS11_FATAL
+# On Icarus the composed top presents H2D data with X bits on a valid peer lane (67.5 ns into the
+# SEED=5 run): storage read before it is written somewhere on the home agent's data path, which
+# Verilator's 2-state model hides as zeros. Expected to fail until that is found, strictly (a pass
+# is reported).
+@pytest.mark.xfail(strict=True, reason="X data on a valid H2D lane of the composed top on Icarus (open)")
 def test_icarus_edge() -> None:
     from sim.cosim.harness import CosimCfg
     from sim.cosim.run import run_sim

@@ -33,7 +33,7 @@ module xb_cxl_port #(
 );
 `include "cxl_defs.vh"
     generate if (FLIT_MODE != 0 && FLIT_MODE != 1) begin : g_bad_mode
-        $fatal(1, "xb_cxl_port: FLIT_MODE must be 0 (68B) or 1 (256B), got %0d", FLIT_MODE);
+        xb_cxl_port_parameter_error_FLIT_MODE_must_be_0_68B_or_1_256B u_stop ();
     end endgenerate
     wire [5:0]       l_tx_ready, l_rx_valid;
     wire [6*128-1:0] l_rx_hdr;

@@ -67,23 +67,23 @@ module xb_hbm_ctrl #(
     // illegal parameters are refused at elaboration
     generate
         if (NPC < 2 || (NPC & (NPC - 1)) != 0 || NBANK < 2 || (NBANK & (NBANK - 1)) != 0) begin : g_bad_banks
-            $fatal(1, "xb_hbm_ctrl: NPC and NBANK must be powers of two >= 2, got %0d, %0d", NPC, NBANK);
+            xb_hbm_ctrl_parameter_error_NPC_and_NBANK_must_be_powers_of_two_at_least_2 u_stop ();
         end
         if (ROW_LINES < 1 || (ROW_LINES & (ROW_LINES - 1)) != 0) begin : g_bad_row
-            $fatal(1, "xb_hbm_ctrl: ROW_LINES must be a power of two, got %0d", ROW_LINES);
+            xb_hbm_ctrl_parameter_error_ROW_LINES_must_be_a_power_of_two u_stop ();
         end
         if ((SETS & (SETS - 1)) != 0 || SETS < NPC * NBANK) begin : g_bad_sets
-            $fatal(1, "xb_hbm_ctrl: SETS must be a power of two >= NPC*NBANK, got %0d", SETS);
+            xb_hbm_ctrl_parameter_error_SETS_must_be_a_power_of_two_at_least_NPC_x_NBANK u_stop ();
         end
         if (INFLIGHT < 2 || TAG_W < 1) begin : g_bad_slots
-            $fatal(1, "xb_hbm_ctrl: INFLIGHT >= 2 and TAG_W >= 1 required");
+            xb_hbm_ctrl_parameter_error_INFLIGHT_at_least_2_and_TAG_W_at_least_1_required u_stop ();
         end
         if (T_CL < 1 || T_RCD < 1 || T_RP < 1 || T_RAS < 1 || T_BURST < 1 || T_RFC < 1 ||
             REF_POSTPONE < 0 || REF_IDLE < 0) begin : g_bad_timing
-            $fatal(1, "xb_hbm_ctrl: timings must be >= 1 cycle, REF_POSTPONE and REF_IDLE >= 0");
+            xb_hbm_ctrl_parameter_error_timings_must_be_at_least_1_and_REF_counts_at_least_0 u_stop ();
         end
         if (T_REFI / (NPC * NBANK) <= NPC * NBANK) begin : g_bad_refi
-            $fatal(1, "xb_hbm_ctrl: T_REFI/(NPC*NBANK) must exceed NPC*NBANK (a refresh round fits between timer cycles)");
+            xb_hbm_ctrl_parameter_error_T_REFI_per_bank_must_exceed_the_bank_count u_stop ();
         end
     endgenerate
 

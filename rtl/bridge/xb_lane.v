@@ -136,25 +136,25 @@ module xb_lane #(
     // illegal parameters are refused at elaboration
     generate
         if (LANES != 1 && LANES != 2) begin : g_bad_lanes
-            $fatal(1, "xb_lane: LANES must be 1 or 2, got %0d", LANES);
+            xb_lane_parameter_error_LANES_must_be_1_or_2 u_stop ();
         end
         if (LANE < 0 || LANE >= LANES) begin : g_bad_lane
-            $fatal(1, "xb_lane: LANE %0d outside 0..LANES-1", LANE);
+            xb_lane_parameter_error_LANE_must_be_below_LANES u_stop ();
         end
         if (NLL * LANES != 4) begin : g_bad_nll
-            $fatal(1, "xb_lane: NLL must be 4 / LANES, got %0d", NLL);
+            xb_lane_parameter_error_NLL_must_be_4_per_LANES u_stop ();
         end
         if (NLINE < 4 || NLINE > 4096 || (NLINE & (NLINE - 1)) != 0) begin : g_bad_nline
-            $fatal(1, "xb_lane: NLINE must be a power of two in 4..4096 (12-bit CQID), got %0d", NLINE);
+            xb_lane_parameter_error_NLINE_must_be_a_power_of_two_in_4_to_4096_12_bit_CQID u_stop ();
         end
         if (SETS_L < 2 || (SETS_L & (SETS_L - 1)) != 0) begin : g_bad_sets
-            $fatal(1, "xb_lane: SETS_L must be a power of two >= 2, got %0d", SETS_L);
+            xb_lane_parameter_error_SETS_L_must_be_a_power_of_two_at_least_2 u_stop ();
         end
         if (WBS < 2 || (WBS & (WBS - 1)) != 0 || LANES * WBS > 16'h4000) begin : g_bad_wbs
-            $fatal(1, "xb_lane: WBS must be a power of two, 2 .. 0x4000 / LANES, got %0d", WBS);
+            xb_lane_parameter_error_WBS_must_be_a_power_of_two_2_to_0x4000_per_LANES u_stop ();
         end
         if (WQ_DEPTH < 2 || LQ_DEPTH < 2 || CW_DEPTH < 1) begin : g_bad_q
-            $fatal(1, "xb_lane: WQ_DEPTH, LQ_DEPTH >= 2 and CW_DEPTH >= 1 required");
+            xb_lane_parameter_error_WQ_DEPTH_LQ_DEPTH_at_least_2_and_CW_DEPTH_at_least_1_required u_stop ();
         end
     endgenerate
 

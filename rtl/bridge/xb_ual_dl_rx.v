@@ -22,7 +22,7 @@ module xb_ual_dl_rx #(
 );
     localparam integer NS = 9;
     generate if (XW != 1 && XW != 2) begin : g_bad_xw
-        $fatal(1, "xb_ual_dl_rx: XW must be 1 or 2, got %0d", XW);
+        xb_ual_dl_rx_parameter_error_XW_must_be_1_or_2 u_stop ();
     end endgenerate
 
     reg [5119:0] hold;

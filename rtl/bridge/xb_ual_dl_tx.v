@@ -19,7 +19,7 @@ module xb_ual_dl_tx #(
     localparam integer NS = 9;
     localparam integer NC = NS + XW;               // slots of the accumulator plus one transfer
     generate if (XW != 1 && XW != 2) begin : g_bad_xw
-        $fatal(1, "xb_ual_dl_tx: XW must be 1 or 2, got %0d", XW);
+        xb_ual_dl_tx_parameter_error_XW_must_be_1_or_2 u_stop ();
     end endgenerate
 
     reg [512*NS-1:0] acc;        // slots 0..8

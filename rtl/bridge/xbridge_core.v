@@ -130,38 +130,38 @@ module xbridge_core #(
     // illegal parameters are refused at elaboration
     generate
         if (FLAVOR != 0 && FLAVOR != 1) begin : g_bad_flavor
-            $fatal(1, "xbridge_core: FLAVOR must be 0 (UALink) or 1 (NVLink), got %0d", FLAVOR);
+            xbridge_core_parameter_error_FLAVOR_must_be_0_UALink_or_1_NVLink u_stop ();
         end
         if (LANES != 1 && LANES != 2) begin : g_bad_lanes
-            $fatal(1, "xbridge_core: LANES must be 1 or 2, got %0d", LANES);
+            xbridge_core_parameter_error_LANES_must_be_1_or_2 u_stop ();
         end
         if (XW != 1 && XW != 2) begin : g_bad_xw
-            $fatal(1, "xbridge_core: XW must be 1 or 2, got %0d", XW);
+            xbridge_core_parameter_error_XW_must_be_1_or_2 u_stop ();
         end
         if (NROB < 2 || (NROB & (NROB - 1)) != 0) begin : g_bad_nrob
-            $fatal(1, "xbridge_core: NROB must be a power of two >= 2, got %0d", NROB);
+            xbridge_core_parameter_error_NROB_must_be_a_power_of_two_at_least_2 u_stop ();
         end
         if (NLINE < 4 || NLINE > 4096 || (NLINE & (NLINE - 1)) != 0) begin : g_bad_nline
-            $fatal(1, "xbridge_core: NLINE must be a power of two in 4..4096, got %0d", NLINE);
+            xbridge_core_parameter_error_NLINE_must_be_a_power_of_two_in_4_to_4096 u_stop ();
         end
         if (SETS < 4 || (SETS & (SETS - 1)) != 0 || SETS < 2 * LANES) begin : g_bad_sets
-            $fatal(1, "xbridge_core: SETS must be a power of two >= 4, got %0d", SETS);
+            xbridge_core_parameter_error_SETS_must_be_a_power_of_two_at_least_4 u_stop ();
         end
         if (HT_ENTRIES < 2 || (HT_ENTRIES & (HT_ENTRIES - 1)) != 0) begin : g_bad_ht
-            $fatal(1, "xbridge_core: HT_ENTRIES must be a power of two >= 2, got %0d", HT_ENTRIES);
+            xbridge_core_parameter_error_HT_ENTRIES_must_be_a_power_of_two_at_least_2 u_stop ();
         end
         if (WB_DEPTH < 2 * LANES || (WB_DEPTH & (WB_DEPTH - 1)) != 0 || WB_DEPTH > 16'h4000) begin : g_bad_wb
-            $fatal(1, "xbridge_core: WB_DEPTH must be a power of two, 2*LANES .. 0x4000, got %0d", WB_DEPTH);
+            xbridge_core_parameter_error_WB_DEPTH_must_be_a_power_of_two_2_x_LANES_to_0x4000 u_stop ();
         end
         if (NPC < 2 * LANES || (NPC & (NPC - 1)) != 0) begin : g_bad_npc
-            $fatal(1, "xbridge_core: NPC must be a power of two >= 2*LANES (2 per lane), got %0d", NPC);
+            xbridge_core_parameter_error_NPC_must_be_a_power_of_two_at_least_2_x_LANES_2_per_lane u_stop ();
         end
         if (SETS / LANES < (NPC / LANES) * NBANK) begin : g_bad_geom
-            $fatal(1, "xbridge_core: SETS/LANES must cover NPC/LANES x NBANK banks");
+            xbridge_core_parameter_error_SETS_per_LANES_must_cover_NPC_per_LANES_x_NBANK_banks u_stop ();
         end
         if (COH_OFF[5:0] != 6'd0 || COH_SIZE[5:0] != 6'd0 || WIN_BASE[5:0] != 6'd0 ||
             WIN_SIZE[5:0] != 6'd0 || HPA_BASE[5:0] != 6'd0) begin : g_bad_align
-            $fatal(1, "xbridge_core: WIN_BASE, WIN_SIZE, HPA_BASE, COH_OFF, COH_SIZE must be 64 B aligned");
+            xbridge_core_parameter_error_WIN_BASE_WIN_SIZE_HPA_BASE_COH_OFF_COH_SIZE_must_be_64_B_aligned u_stop ();
         end
     endgenerate
 

@@ -22,7 +22,7 @@ module sp_flit_wire #(
     localparam integer PW = $clog2(W);
     generate
         if (W < 2 || W > 4096 || SEED == 64'd0) begin : g_bad
-            initial $fatal(1, "sp_flit_wire: W=%0d must be 2..4096 and SEED nonzero", W);
+            sp_flit_wire_parameter_error_W_must_be_2_to_4096_and_SEED_nonzero u_stop ();
         end
     endgenerate
 

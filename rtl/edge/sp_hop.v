@@ -48,7 +48,7 @@ module sp_hop #(
 );
     generate
         if (LINKS != 0 && LINKS != 1) begin : g_bad
-            initial $fatal(1, "sp_hop: LINKS=%0d must be 0 or 1", LINKS);
+            sp_hop_parameter_error_LINKS_must_be_0_or_1 u_stop ();
         end
         if (LINKS == 0) begin : g_msg
             assign d_rx_valid = h_tx_valid;

@@ -53,7 +53,7 @@ module sp_mem_node #(
     // illegal parameters are refused at elaboration
     generate
         if (AW < 1 || AW > 24) begin : g_bad_aw
-            initial $fatal(1, "sp_mem_node: AW=%0d outside 1..24", AW);
+            sp_mem_node_parameter_error_AW_must_be_1_to_24 u_stop ();
         end
     endgenerate
 

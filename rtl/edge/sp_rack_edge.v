@@ -139,8 +139,7 @@ module sp_rack_edge #(
     generate
         if (NBR < 1 || NBR > 2 || (LINKS != 0 && LINKS != 1) || (CASC_FLIT != 0 && CASC_FLIT != 1)
             || NLK != 2 * NBR + 2 + ((CASCADE != 0) ? 3 : 0)) begin : g_bad
-            initial $fatal(1, "sp_rack_edge: NBR=%0d (1..2), LINKS=%0d (0/1), CASC_FLIT=%0d (0/1), NLK derived",
-                           NBR, LINKS, CASC_FLIT);
+            sp_rack_edge_parameter_error_NBR_1_to_2_LINKS_and_CASC_FLIT_0_or_1 u_stop ();
         end
     endgenerate
 
