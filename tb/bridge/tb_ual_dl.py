@@ -104,9 +104,12 @@ async def dl_tx_random(dut: object) -> None:
     xfers = transfers(beats)
     sent, out = 0, []
     burst = 0
+    offered = False          # xfers[sent] is on the port and not yet taken: hold it
     for _ in range(20000):
         await FallingEdge(dut.clk)
-        if sent < len(xfers) and not (int(dut.tl_valid.value) and not int(dut.tl_ready.value)):
+        # tl_ready depends on this cycle's dl_ready (driven below), so whether the offered transfer
+        # was taken is known only from the last ReadOnly sample, never from ready read here
+        if sent < len(xfers) and not offered:
             if burst == 0 and rng.random() < 0.1:
                 burst = rng.randint(1, 5)          # idle gap
             if burst:
@@ -115,12 +118,14 @@ async def dl_tx_random(dut: object) -> None:
             else:
                 dut.tl_valid.value = 1
                 dut.tl_data.value, dut.tl_last.value = xfers[sent]
+                offered = True
         elif sent >= len(xfers):
             dut.tl_valid.value = 0
         dut.dl_ready.value = int(rng.random() < 0.6)
         await ReadOnly()
-        if int(dut.tl_valid.value) and int(dut.tl_ready.value):
+        if offered and int(dut.tl_ready.value):
             sent += 1
+            offered = False
         if int(dut.dl_valid.value) and int(dut.dl_ready.value):
             out.append(int(dut.dl_flit.value))
         if sent == len(xfers) and sum(len(dl_unpack(f)[0]) for f in out) == len(beats):
@@ -133,7 +138,11 @@ async def dl_tx_random(dut: object) -> None:
         assert slots, f"DL flit {k} is empty"
         full += len(slots) == UAL_DL_SLOTS
         got += slots
-    assert got == beats, f"{len(got)}/{len(beats)} TL flits came back in order"
+    first = next((i for i, (g, b) in enumerate(zip(got, beats)) if g != b), min(len(got), len(beats)))
+    assert got == beats, (f"{len(got)}/{len(beats)} TL flits came back; first difference at TL flit {first} "
+                          f"(DL flit {first // UAL_DL_SLOTS}): got last={got[first][1] if first < len(got) else None}, "
+                          f"expected last={beats[first][1] if first < len(beats) else None}, data "
+                          f"{'equal' if first < min(len(got), len(beats)) and got[first][0] == beats[first][0] else 'differs'}")
     assert full > len(out) // 3, f"only {full}/{len(out)} DL flits were full"
     dut._log.info(f"{len(out)} DL flits, {full} full, {len(beats) / len(out):.2f} slots/flit")
 
