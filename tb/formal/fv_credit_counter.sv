@@ -19,7 +19,7 @@ module fv_credit_counter #(
     wire             err;
 
     credit_counter #(.WIDTH(WIDTH), .INIT(INIT)) dut (
-        .clk(clk), .rst(rst), .add(add), .take(take), .avail(avail), .count(count), .err(err));
+        .clk(clk), .rst(rst), .add(add), .take(take), .avail(avail), .count(count), .underflow(err));
 
     localparam [WIDTH:0] MAX = {1'b0, {WIDTH{1'b1}}};
 

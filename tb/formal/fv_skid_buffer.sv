@@ -5,15 +5,15 @@ module fv_skid_buffer #(
 ) (
     input wire             clk,
     input wire             rst,
-    input wire             s_valid,
-    input wire [WIDTH-1:0] s_data,
-    input wire             m_ready
+    input wire             in_valid,
+    input wire [WIDTH-1:0] in_data,
+    input wire             out_ready
 );
     reg started = 1'b0;
     always @(posedge clk) started <= started | rst;
     always @* if (!started) assume (rst);
 
     skid_buffer #(.WIDTH(WIDTH)) dut (
-        .clk(clk), .rst(rst), .s_valid(s_valid), .s_ready(), .s_data(s_data),
-        .m_valid(), .m_ready(m_ready), .m_data());
+        .clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(), .in_data(in_data),
+        .out_valid(), .out_ready(out_ready), .out_data());
 endmodule

@@ -1,11 +1,11 @@
 // Properties of skid_buffer, spliced before its endmodule by tools/formal.py. Names start with
 // fv_. Two tracked values (as for sync_fifo): no loss, duplication, corruption or reordering;
-// s_ready low only when two entries are held; m_valid exactly when one is held.
+// in_ready low only when two entries are held; out_valid exactly when one is held.
     reg fv_live = 1'b0;
     always @(posedge clk) fv_live <= fv_live | rst;
     wire fv_on = fv_live && !rst;
-    wire fv_push = s_valid && s_ready;
-    wire fv_pop  = m_valid && m_ready;
+    wire fv_push = in_valid && in_ready;
+    wire fv_pop  = out_valid && out_ready;
 
     (* anyseq *) reg fv_pick_a;
     (* anyseq *) reg fv_pick_b;
@@ -30,9 +30,9 @@
                 else fv_b_pos <= 1'b0;
             end
             if (fv_push && fv_pick_a && !fv_a_in && !fv_a_done) begin
-                fv_a_in <= 1'b1; fv_a_val <= s_data; fv_a_pos <= fv_ahead[0];
+                fv_a_in <= 1'b1; fv_a_val <= in_data; fv_a_pos <= fv_ahead[0];
             end else if (fv_push && fv_pick_b && (fv_a_in || fv_a_done) && !fv_b_in && !fv_b_done) begin
-                fv_b_in <= 1'b1; fv_b_val <= s_data; fv_b_pos <= fv_ahead[0];
+                fv_b_in <= 1'b1; fv_b_val <= in_data; fv_b_pos <= fv_ahead[0];
             end
         end
     end
@@ -40,10 +40,10 @@
     always @* begin
         if (fv_on) begin
             assert (fv_n <= 2'd2);
-            assert (m_valid == (fv_n != 2'd0));
-            assert (s_ready == (fv_n != 2'd2));
-            if (fv_pop && fv_a_in && !fv_a_pos) assert (m_data == fv_a_val);
-            if (fv_pop && fv_b_in && !fv_b_pos) assert (m_data == fv_b_val && fv_a_done);
+            assert (out_valid == (fv_n != 2'd0));
+            assert (in_ready == (fv_n != 2'd2));
+            if (fv_pop && fv_a_in && !fv_a_pos) assert (out_data == fv_a_val);
+            if (fv_pop && fv_b_in && !fv_b_pos) assert (out_data == fv_b_val && fv_a_done);
             // inductive invariants: where each held entry sits
             assert (fv_n == {1'b0, out_valid} + {1'b0, skid_valid});
             assert (!skid_valid || out_valid);
