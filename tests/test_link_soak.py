@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tb.soak import ci_points, run_point
+from tb.soak import CI_OPT, ci_points, run_point
 
 POINTS = ci_points()
 
@@ -15,7 +15,7 @@ POINTS = ci_points()
 @pytest.mark.rtl
 @pytest.mark.parametrize("point", POINTS, ids=[p.name for p in POINTS])
 def test_link_soak(point) -> None:
-    r = run_point(point, "-O2")
+    r = run_point(point, CI_OPT)
     assert r["passed"], r.get("failure", r)
     if point.expect == "clean":
         assert r["messages"] == r["target"] and r["lost"] == r["duplicated"] == r["reordered"] == r["corrupted"] == 0, r

@@ -116,7 +116,8 @@ def _top_file(top: str) -> Path:
 
 def _verilator_cmd(kind: str, top: str, params: Mapping[str, int], opt: str, bdir: Path) -> list[str]:
     cmd = ["verilator", "--cc", "--exe", "-Mdir", str(bdir), "--top-module", top, "--prefix", "Vtop",
-           "-Wno-fatal", f"-I{INCLUDE}"] + _libdirs() + OPT_FLAGS[opt]
+           "-Wno-fatal", "--output-split-cfuncs", "3000",   # g++ time grows with function size
+           f"-I{INCLUDE}"] + _libdirs() + OPT_FLAGS[opt]
     cmd += [f"-G{k}={v}" for k, v in sorted(params.items())]
     if kind == "cocotb":
         import cocotb_tools.config as cc
