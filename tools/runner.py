@@ -241,8 +241,8 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     print(f"\n[run_cocotb] {tag}: SEED={seed} ({reproduce_line(seed)})", flush=True)
 
     # Lint cleanliness is `make lint`'s job; a warning must not stop a simulation build.
-    # --output-split 0: the wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks the
-    # precompiled-header rule of split (multi-file) C++ builds; one file per module avoids it.
+    # --output-split 0: one C++ file per module, no parallel compile of one design (two xdist
+    # workers already keep both cores busy).
     # --output-split-cfuncs: Verilator emits a design's sequential logic as one C++ function
     # (179k lines for the 256B link soak top); g++ time grows faster than linearly with function
     # size, and splitting it into functions of a few thousand statements measured 1.6x faster at

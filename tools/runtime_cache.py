@@ -77,7 +77,11 @@ def cached_runtime_runner(runner, sim_build: Path, waves: bool, coverage: bool):
             cmds = list(super()._build_command())
             seed = [sys.executable, "-m", "tools.runtime_cache", str(sim_build), str(int(waves)),
                     str(int(coverage)), str(self.build_dir)]
-            return cmds[:-1] + [seed] + cmds[-1:]
+            # the wheel's verilated.mk leaves the precompiled-header include option empty, which
+            # breaks the compile of any build with more than one generated C++ file (split
+            # functions, see tools/runner.py); make is the last command
+            make = list(cmds[-1]) + ["CFG_CXXFLAGS_PCH_I=-include"]
+            return cmds[:-1] + [seed, make]
 
     obj = _Runner.__new__(_Runner)
     obj.__dict__.update(runner.__dict__)
