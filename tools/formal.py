@@ -75,6 +75,10 @@ class Prop:
     cover: bool = False
     quick: bool = False
     script: list[str] = field(default_factory=list)  # Yosys commands after prep (e.g. memory_map)
+    # for the broken variants' bounded searches only: extra defines and Yosys commands that make a
+    # deep counterexample affordable for the solver (the intact design's proof does not use them)
+    broken_defines: dict[str, str] = field(default_factory=dict)
+    broken_script: list[str] = field(default_factory=list)
     timeout: int = 1800
     broken: list[dict] = field(default_factory=list)
 
@@ -133,7 +137,9 @@ def prepare(p: Prop, v: Variant, work: Path) -> Path:
         names[name] = f
         (work / name).write_text(t)
     sources = [Path(f).name for f in p.files if not f.endswith((".vh", ".svh"))]
-    defines = " ".join(f"-D{k}={val}" for k, val in p.defines.items())
+    defs = {**p.defines, **(p.broken_defines if v.name else {})}
+    defines = " ".join(f"-D{k}={val}" for k, val in defs.items())
+    script = p.script + (p.broken_script if v.name else [])
     # the intact design: its proof (+ covers); a broken variant: a bounded search for the
     # counterexample (a k-induction that does not close is UNKNOWN, which is not a catch)
     if v.name:
@@ -146,7 +152,7 @@ def prepare(p: Prop, v: Variant, work: Path) -> Path:
         sby += [f"{t}: mode {modes[t][0]}", f"{t}: depth {modes[t][1]}"]
     sby += ["", "[engines]", "smtbmc z3", "", "[script]"]
     sby += [f"read -formal -sv {defines} {s}".replace("  ", " ") for s in sources]
-    sby += [f"prep -flatten -top {p.top}", *p.script, "", "[files]"]
+    sby += [f"prep -flatten -top {p.top}", *script, "", "[files]"]
     sby += [str(work / n) for n in names]
     path = work / f"{p.name}.sby"
     path.write_text("\n".join(sby) + "\n")
