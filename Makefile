@@ -28,9 +28,10 @@ export ENGINE
 ifeq ($(ENGINE),ray)
 RUN_TESTS := $(PYTEST) -p tools.ray_pytest
 else ifeq ($(ENGINE),local)
-# worksteal: an idle worker takes queued tests from a busy one (with the default load scheduling
-# one worker could end holding a queue of long RTL tests while the other sat idle).
-RUN_TESTS := $(PYTEST) -n $(JOBS) --dist worksteal
+# load, one test at a time (--maxschedchunk 1: a worker holds at most two queued tests), in the
+# order of tests/conftest.py (longest first): a free worker takes the next test, so no worker sits
+# idle while the other holds a queue of long RTL tests.
+RUN_TESTS := $(PYTEST) -n $(JOBS) --dist load --maxschedchunk 1
 else
 $(error ENGINE=$(ENGINE): use ENGINE=local (pytest-xdist, the default) or ENGINE=ray)
 endif

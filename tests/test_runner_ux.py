@@ -129,3 +129,18 @@ def test_make_waves_fails_clearly_when_test_matches_nothing() -> None:
                        capture_output=True, text=True)
     assert r.returncode != 0
     assert "TEST='no_such_test_xyz' matches no RTL test" in r.stdout + r.stderr
+
+
+def test_long_first_order_names_collected_tests() -> None:
+    """Every test tests/conftest.py starts first exists (a renamed test would silently start late)
+    and the collection begins with them, after the Ray cluster test."""
+    import sys
+
+    from tests.conftest import _LONG_FIRST
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "tests"], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout
+    ids = [line.split("tests/", 1)[1] for line in out.splitlines() if line.startswith("tests/")]
+    missing = [t for t in _LONG_FIRST if t not in ids]
+    assert not missing, f"tests/conftest.py _LONG_FIRST names tests that do not exist: {missing}"
+    head = [i for i in ids[:len(_LONG_FIRST) + 1] if not i.startswith("test_engine_ray.py")]
+    assert head == list(_LONG_FIRST), head
