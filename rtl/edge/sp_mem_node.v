@@ -8,11 +8,12 @@
 // Contents: a line that was never written reads as its image {DATA_TAG, Addr[51:6]} in every
 // 64-bit word; a written line reads back what was written. Storage is sparse in the sense of a
 // direct-mapped store of 2^AW lines indexed by Addr[6+AW-1:6], each entry tagged with the rest of
-// the line address and the reset epoch: an entry counts only if both match, so a line is
-// remembered exactly while no other line with the same index has been written since (an
-// overwrite of another line's data is counted on `stat_alias`; the co-simulation sizes AW to its
-// address window so it stays 0). The epoch (incremented by every reset) forgets all lines at
-// reset without a clearing loop. Ordering: a write takes effect when the RwD is accepted; a read
+// the line address and valid since its first write: an entry counts only if it is valid and its
+// tag matches, so a line is remembered exactly while no other line with the same index has been
+// written since (an overwrite of another line's data is counted on `stat_alias`; the
+// co-simulation sizes AW to its address window so it stays 0). Reset clears every valid bit, so
+// no line survives a reset and nothing read depends on the store's power-up contents (a 4-state
+// simulator starts them as X). Ordering: a write takes effect when the RwD is accepted; a read
 // takes its data when the Req is accepted (a read and a write of one line accepted in the same
 // cycle: the read sees the old data).
 module sp_mem_node #(
@@ -44,7 +45,6 @@ module sp_mem_node #(
 );
     `include "cxl_defs.vh"
     localparam integer TW  = 32;                       // timestamp width (wrap-safe compare)
-    localparam integer EW  = 4;                        // reset epoch bits
     localparam integer KW  = 46 - AW;                  // line-address bits kept as the entry tag
     localparam integer RDW = TW + 16 + 4 + 512;        // {due, tag, ldid, data}
     localparam integer WRW = TW + 16 + 4;              // {due, tag, ldid}
@@ -58,19 +58,16 @@ module sp_mem_node #(
     endgenerate
 
     reg [TW-1:0] now;
-    reg          rst_q;
-    reg [EW-1:0] epoch;                                // entries written before the last reset are stale
     always @(posedge clk) begin
-        rst_q <= rst;
         if (rst) now <= {TW{1'b0}};
         else     now <= now + {{(TW-1){1'b0}}, 1'b1};
-        if (rst && !rst_q) epoch <= epoch + {{(EW-1){1'b0}}, 1'b1};
     end
     wire [TW-1:0] due = now + {{(TW-LAT_W){1'b0}}, lat};
 
     // ---------------------------------------------------------------- line store
     reg [511:0]      mem  [0:(1 << AW)-1];
-    reg [EW+KW-1:0]  mkey [0:(1 << AW)-1];             // {epoch, Addr[51:6+AW]} of the stored line
+    reg [KW-1:0]     mkey [0:(1 << AW)-1];             // Addr[51:6+AW] of the stored line
+    reg              mval [0:(1 << AW)-1];             // the entry holds a line written since reset
 
     function automatic [511:0] image(input [45:0] line);
         image = {8{DATA_TAG, line}};
@@ -80,20 +77,27 @@ module sp_mem_node #(
     wire [45:0]   wr_line = m2s_rwd_hdr[CXL_M2S_RWD_ADDR_LSB +: 46];
     wire [AW-1:0] rd_idx  = rd_line[AW-1:0];
     wire [AW-1:0] wr_idx  = wr_line[AW-1:0];
-    wire          rd_hit  = (mkey[rd_idx] == {epoch, rd_line[45:AW]});
+    wire          rd_hit  = mval[rd_idx] && (mkey[rd_idx] == rd_line[45:AW]);
     wire [511:0]  rd_now  = rd_hit ? mem[rd_idx] : image(rd_line);
-    wire [EW+KW-1:0] wr_old = mkey[wr_idx];
     wire          wr_fire = m2s_rwd_valid && m2s_rwd_ready;
 
     always @(posedge clk) begin
         if (wr_fire) begin
             mem[wr_idx]  <= m2s_rwd_data;
-            mkey[wr_idx] <= {epoch, wr_line[45:AW]};
+            mkey[wr_idx] <= wr_line[45:AW];
+        end
+    end
+    integer i;
+    always @(posedge clk) begin
+        if (rst) begin
+            for (i = 0; i < (1 << AW); i = i + 1) mval[i] <= 1'b0;
+        end else if (wr_fire) begin
+            mval[wr_idx] <= 1'b1;
         end
     end
     always @(posedge clk) begin
         if (rst) stat_alias <= 32'd0;
-        else if (wr_fire && wr_old[EW+KW-1 -: EW] == epoch && wr_old[KW-1:0] != wr_line[45:AW])
+        else if (wr_fire && mval[wr_idx] && mkey[wr_idx] != wr_line[45:AW])
             stat_alias <= stat_alias + 32'd1;
     end
 
