@@ -71,7 +71,9 @@ def main() -> int:
         # per prefix under "measured_at"); the prefixes run now replace theirs
         old = json.loads(path.read_text())
         ran = [p for p, _ in BENCHES if not args.only or p in args.only]
-        stamps = {p: old.get("measured_at", {}).get(p, old.get("generated")) for p, _ in BENCHES if p not in ran}
+        kept = {k.split(".", 1)[0] for k in old if "." in k and not k.startswith("bench_seconds.")}
+        stamps = {p: old.get("measured_at", {}).get(p, old.get("generated")) for p, _ in BENCHES
+                  if p not in ran and p in kept}   # only prefixes that have figures
         for k, v in old.items():
             head = k.split(".", 1)[0] if not k.startswith("bench_seconds.") else k.split(".")[1]
             if k in ("generated", "host", "clock_ghz", "errors", "measured_at") or head in ran:
