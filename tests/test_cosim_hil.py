@@ -297,3 +297,25 @@ def test_replay_rtl_against_models(tmp_path: Path) -> None:
     c = compare(u, r.records, model_replay(u))
     assert c["noncoherent_reads"] > 100 and c["noncoherent_data_agree"] == c["noncoherent_reads"]
     json.dumps(c)
+
+
+@pytest.mark.rtl
+def test_fatal_link_ends_the_run_and_the_next_run_recovers() -> None:
+    """A link forced fatal mid-run (nearly every flit on one bridge's memory hop corrupted, so its
+    retries run out): the run stops within its bound and names the fatal link and each bridge's
+    unanswered requests, no other link goes fatal, and the next run, after the reset every run
+    starts with, answers every request with the data the reference memory allows."""
+    from sim.cosim.hilrun import RunSpec
+    light = CosimCfg(n_per_bridge=120, load=0.01, sources=("miss", "miss"))
+    fatal = replace(light, ber=0.01, ber_links="br0_mem")
+    tr = generate(light, 13)
+    plan = _flit_plan([RunSpec("fatal", fatal, tr), RunSpec("after", light, tr)])
+    f, a = plan.runs
+    assert f.errors and "went fatal" in f.errors[0] and "br0_mem" in f.errors[0], f.errors[:3]
+    assert "bridge 0:" in f.errors[0] and "outstanding" in f.errors[0], f.errors[0]
+    assert f.links["br0_mem"]["fatal"] == 1 and f.links["br0_mem"]["retry"] > 0, f.links["br0_mem"]
+    assert not any(v["fatal"] for k, v in f.links.items() if k != "br0_mem"), f.links
+    assert f.counts["responses"] < f.counts["requests"], f.counts
+    assert not a.errors, a.errors[:5]
+    assert a.counts["responses"] == a.counts["requests"] == len(tr)
+    assert all(v["up"] and not v["fatal"] for v in a.links.values()), a.links

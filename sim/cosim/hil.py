@@ -218,7 +218,9 @@ class Hil:
                 if n not in idx:
                     raise ValueError(f"ber_links: hop {n!r} is not in this top ({', '.join(idx)})")
                 mask |= 1 << idx[n]
-        d.ber_thresh.value = ber_to_thresh(ber) if ber > 0 else 0
+        # bit errors start once every link is up: the BER knob is about traffic, and a link that
+        # cannot train is a different failure (reported below)
+        d.ber_thresh.value = 0
         d.ber_mask.value = mask
         d.rst.value = 1
         await self.cycles(8)
@@ -235,6 +237,7 @@ class Hil:
             raise HilStall(f"links not up (training, at most 20000 cycles): lk_up={int(d.lk_up.value):#x}, "
                            f"lk_fatal={int(d.lk_fatal.value):#x}, links {self.link_stats()}",
                            [decode_records(np.zeros((0, 2), np.uint64)) for _ in range(self.nbr)])
+        d.ber_thresh.value = ber_to_thresh(ber) if ber > 0 else 0
 
     # ------------------------------------------------------------------ traffic
     async def run(self, per_bridge: list[dict[str, np.ndarray]], period: int = 2048,

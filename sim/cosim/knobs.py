@@ -81,7 +81,7 @@ class CosimCfg(Checked):
     coh_share: float = param(FRACTION0, 0.2, doc="share of tiering requests on the coherent lines")
     coh_lines: int = param(integer(1, COH_LINES), 64, "lines", "coherent lines touched (shared by the bridges)")
     max_cycles: int = param(integer(1, 2**31 - 1), 400000, "cycles", "detail harness: give up after this many")
-    ber: float = param(FRACTION0, 0.0, doc="bit error rate on the flit wires of the hops in ber_links")
+    ber: float = param(FRACTION0, 0.0, doc="bit error rate on the flit wires of the hops in ber_links, once every link is up")
     ber_links: str = param(BER_LINKS_D, "all")
 
     @classmethod
