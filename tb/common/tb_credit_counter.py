@@ -60,9 +60,20 @@ class CreditTestBase(uvm_test):
         m.step(add, take)
         return errs
 
+    def next_target(self, rng: random.Random) -> int:
+        """The next level to steer to: one of empty / one / mid / max, among the levels that still
+        have an unhit (level, op) bin when there are any (a walk across the range takes hundreds
+        of cycles at WIDTH 8, so uniform picks can miss a level in a whole run)."""
+        mx = self.model.max
+        levels = {"empty": 0, "one": 1, "mid": rng.randint(2, mx - 1), "max": mx}
+        hits = self.cg.crosses["level_x_op"].hits
+        open_ = [lv for lv in levels if any(n == 0 for (l, _), n in hits.items() if l == lv)]
+        return levels[rng.choice(open_ or list(levels))]
+
     def stimulus(self, rng: random.Random, count: int) -> tuple[int, int]:
         """Steer toward ``self.target`` (re-picked after 16 cycles near it, among empty / one /
-        mid / max), then dither around it with every op kind. Takes only when credit is available."""
+        mid / max), then dither around it with every op kind, preferring ops whose bin at this
+        level is unhit. Takes only when credit is available."""
         mx = self.model.max
         avail = count > 0
         if count > self.target:
@@ -70,7 +81,13 @@ class CreditTestBase(uvm_test):
         if count < self.target:
             gap = self.target - count
             return (rng.randint(1, gap) if rng.random() < 0.7 else mx), int(avail and rng.random() < 0.3)
-        op = rng.choice(["none", "add", "take", "add_take"] if avail else ["none", "add"])
+        ops = ["none", "add", "take", "add_take"] if avail else ["none", "add"]
+        # Coverage-driven: half the time pick among the ops whose (level, op) cross bin is still
+        # unhit at this level, so a short dwell at a narrow level (one, empty) cannot leave a hole.
+        level = self.cg.points["level"].bins_of(count)[0]
+        hits = self.cg.crosses["level_x_op"].hits
+        unhit = [o for o in ops if hits.get((level, o), 1) == 0]
+        op = rng.choice(unhit if unhit and rng.random() < 0.5 else ops)
         add = rng.randint(1, 3) if op in ("add", "add_take") else 0
         if op == "add" and count == mx and rng.random() < 0.5:
             add = mx  # saturating add at the top
@@ -92,7 +109,7 @@ class CreditTestBase(uvm_test):
             count = int(dut.count.value)
             dwell += int(abs(count - self.target) <= 3)
             if dwell >= 16:  # stayed near the target long enough: pick the next one
-                self.target = rng.choice([0, 1, rng.randint(2, mx - 1), mx])
+                self.target = self.next_target(rng)
                 dwell = 0
             add, take = self.stimulus(rng, count)
             dut.add.value = add
