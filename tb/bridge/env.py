@@ -172,6 +172,7 @@ class CxlMemAgent(uvm_component):
         self.withhold: int | None = None       # answer the n-th MemRd only when released
         self.held: list[tuple[int, tuple[int, int]]] = []
         self.strict_ready = os.environ.get("XB_TOP", "") == ""
+        self.inject_on = True                  # quiesce() turns fault injection off before the counts are compared
 
     def build_phase(self) -> None:
         self.rng = component_rng(self)
@@ -250,7 +251,8 @@ class CxlMemAgent(uvm_component):
         self.cyc = 0
         self.seq = 0
         self.pend = [{ch: [] for ch in self.CH} for _ in range(nl)]
-        cur: list[dict[str, Any]] = [{ch: None for ch in self.CH} for _ in range(nl)]
+        self.cur: list[dict[str, Any]] = [{ch: None for ch in self.CH} for _ in range(nl)]
+        cur = self.cur
         # the core always takes NDR and H2D Data; DRS may wait for the HBM write queue and H2D
         # Rsp for the D2H Data output
         strict = {"ndr", "h2d"}
@@ -275,10 +277,10 @@ class CxlMemAgent(uvm_component):
                     item = None
                     if cur[ln][ch] is None and q and q[0][0] <= self.cyc:
                         item = heapq.heappop(q)[2]
-                    elif cur[ln][ch] is None and f.stray and self.rng.random() < f.stray:
+                    elif cur[ln][ch] is None and self.inject_on and f.stray and self.rng.random() < f.stray:
                         item = self._stray(ch)
                         self._inject(f"stray_{ch}")
-                    elif (cur[ln][ch] is None and ch == "ndr" and f.ndr_on_rd and self.rd_lane
+                    elif (cur[ln][ch] is None and ch == "ndr" and self.inject_on and f.ndr_on_rd and self.rd_lane
                           and self.rng.random() < f.ndr_on_rd):
                         item = ("stray", self.rng.choice(sorted(self.rd_lane)), None, bytes(64))
                         self._inject("ndr_on_rd")
@@ -307,7 +309,8 @@ class CxlMemAgent(uvm_component):
                     if rv >> ln & 1:
                         cur[ln][ch] = None
                         item = it[0]
-                        if ch == "drs" and item[0] == "ok" and f.dup_drs and self.rng.random() < f.dup_drs:
+                        if (ch == "drs" and item[0] == "ok" and self.inject_on and f.dup_drs
+                                and self.rng.random() < f.dup_drs):
                             self._push(ln, ch, 0, ("stray", item[1], item[2]))
                             self._inject("dup_drs")
                     elif self.strict_ready and ch in strict:
@@ -387,6 +390,29 @@ class CxlMemAgent(uvm_component):
 
     def outstanding(self) -> int:
         return len(self.pulls)
+
+    def _faults_pending(self) -> bool:
+        """An injected fault is still waiting for the bridge (presented and not taken, or queued)."""
+        return any(q is not None and q[0][0] == "stray" for lane in self.cur for q in lane.values()) \
+            or any(it[2][0] == "stray" for lane in self.pend for q in lane.values() for it in q)
+
+    async def quiesce(self, counter: str = "stat_proto_err", bound: int = 2000) -> None:
+        """Stop injecting faults, wait until every injected one has been taken, then up to `bound`
+        cycles for the bridge's counter to reach the number injected: a fault presented in the last
+        cycles is still crossing the link (xbridge_top) when traffic ends. The caller compares the
+        counts; a counter that never gets there (or passes the count) fails there."""
+        self.inject_on = False
+        clk = cocotb.top.clk
+        for _ in range(bound):
+            if not self._faults_pending():
+                break
+            await FallingEdge(clk)
+        else:
+            raise AssertionError(f"injected faults not taken by the bridge within {bound} cycles")
+        for _ in range(bound):
+            if int(getattr(cocotb.top, counter).value) >= self.proto_faults():
+                return
+            await FallingEdge(clk)
 
     def proto_faults(self) -> int:
         return sum(self.injected.values())

@@ -162,6 +162,7 @@ class BridgeBase(uvm_test):
         await self.traffic()
         await self.wait_responses()
         await self.wait_wb_empty()
+        await self.env.mem.quiesce()
         self.final_checks()
         self.drop_objection()
 
