@@ -116,6 +116,9 @@ sim: $(STAMP) check-gen
 	  rm -f $(RESULTS)/cosim/latency.json; $(VPY) -m sim.cosim.run --out $(RESULTS)/cosim || rc=1; \
 	  echo "== co-simulation load curves (message-level and flit-link tops) -> $(RESULTS)/cosim/load_curve.csv"; \
 	  $(VPY) -m sim.cosim.run --sweep --no-progress --out $(RESULTS)/cosim || rc=1; \
+	  echo "== co-simulation, 256B flits with PBR on the cascade hop, BER 1e-5 on every link -> $(RESULTS)/cosim/cascade256"; \
+	  $(VPY) -m sim.cosim.run --requests 2000 --links 1 --casc-flit 256 --opt debug --set mode=cascade_hbr \
+	    --set ber=1e-5 --seed 1 --no-progress --out $(RESULTS)/cosim/cascade256 || rc=1; \
 	  $(VPY) -m sim.system.validate --runs sim/system/configs/validation/megatron_a100.yaml \
 	    --runs sim/system/configs/validation/holdout.yaml --out $(RESULTS) || rc=1; \
 	  $(VPY) -m sim.report.run --out $(RESULTS) || rc=1; \

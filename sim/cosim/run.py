@@ -219,7 +219,8 @@ def bulk(args: argparse.Namespace, cfg: CosimCfg) -> int:
     print(f"seed {seed}; stream generation {gen_s:.1f} s")
     print_run(r, plan)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = {"seed": seed, "requests": len(tr), "links": args.links or 0, "cycles": r.cycles,
+    summary = {"seed": seed, "requests": len(tr), "links": args.links or 0,
+               "cascade_flit": (256 if casc else 68) if args.links else None, "retries": r.retries, "cycles": r.cycles,
                "cycles_per_second": r.cycles_per_second, "cycles_per_cpu_second": r.cycles_per_cpu_second, "requests_per_second": len(tr) / r.loop_s if r.loop_s else 0,
                "wall_s": {"build": plan.build_s, "stream_generation": gen_s, "simulate": r.loop_s - r.python_s,
                           "python_in_loop": r.python_s, "setup": r.setup_s, "check": r.check_s,
