@@ -18,12 +18,10 @@ export PYTHONPATH := $(CURDIR)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-# One pytest-xdist worker more than cores: the Ray cluster test (started first) holds a worker for
-# minutes at little CPU, and a worker whose test waits on another worker's build lock is idle too.
-JOBS    ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST  := $(VPY) -m pytest -p no:cacheprovider
 RESULTS := results
-# ENGINE=local: pytest-xdist with JOBS workers; ENGINE=ray: every RTL test (and each test file of model
+# ENGINE=local: pytest-xdist on JOBS cores; ENGINE=ray: every RTL test (and each test file of model
 # tests) is a Ray task on RAY_ADDRESS's cluster, or on a Ray started here (tools/ray_pytest.py).
 ENGINE  ?= local
 export ENGINE
@@ -55,9 +53,9 @@ help:
 	@echo "  COV_FLAGS=<flags>  Verilator coverage flags with COV=1 (default --coverage-line --coverage-toggle)"
 	@echo "  VL_CFLAGS=<flags>  C++ flags of simulation builds (default -O0: the build dominates; -O2 for long runs)"
 	@echo "  SIM=icarus         the second simulator (default: verilator)"
-	@echo "  ENGINE=local|ray   make test/sim: pytest-xdist, JOBS workers (default) or one Ray task per RTL test"
+	@echo "  ENGINE=local|ray   make test/sim: pytest-xdist on JOBS cores (default) or one Ray task per RTL test"
 	@echo "  RAY_ADDRESS=<h:p>  with ENGINE=ray: that Ray cluster (default: a Ray started on this machine)"
-	@echo "  JOBS=<n>           local parallel jobs (default: nproc + 1 = $(JOBS))"
+	@echo "  JOBS=<n>           local parallel jobs (default: nproc = $(JOBS))"
 	@echo "  TEST=<expr>        make waves: pytest -k expression"
 	@echo "  GRID=<file.yaml>   make sweep: the grid of --set keys (python -m sim.sweep --grid FILE)"
 	@echo "  PYTHON=<python>    interpreter for .venv (default: the newest python3.x >= 3.11 on PATH that has venv)"
