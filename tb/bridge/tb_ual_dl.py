@@ -9,11 +9,12 @@ import random
 import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly
 
-from models.bridge.packets import BEAT_BITS, UAL_DL_SLOTS, dl_pack, dl_unpack
+from models.bridge.packets import BEAT_BITS, UAL_DL_SLOTS, beats_for, dl_pack, dl_unpack
 from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
 
 XW = int(os.environ.get("XB_DLXW", "1"))
+PKT_BEATS = 1 + beats_for(256)     # a 256 B packet: its header beat and four data beats
 MASK = (1 << BEAT_BITS) - 1
 
 
@@ -149,13 +150,14 @@ async def dl_tx_random(dut: object) -> None:
 
 @cocotb.test(timeout_time=400, timeout_unit="us")
 async def dl_rate(dut: object) -> None:
-    """Saturated input, no back-pressure: TL flits per cycle (XW = 2 must beat one per cycle)."""
+    """Saturated input, no back-pressure: TL flits per cycle, at least 0.9 of the ideal for 256 B packets
+    (measured rx 1.55 and tx 1.67 at XW = 2, 1.00 at XW = 1)."""
     dut.tl_valid.value = 0
     dut.dl_valid.value = 0
     rx = hasattr(dut, "dl_flit") and hasattr(dut, "stat_seq_err")
     await ClockReset(dut.clk, dut.rst).start()
     rng = named_rng("dl_rate")
-    beats = [(rng.getrandbits(512), k % 5 == 4) for k in range(450)]   # 256 B packets: 5 beats
+    beats = [(rng.getrandbits(512), k % PKT_BEATS == PKT_BEATS - 1) for k in range(90 * PKT_BEATS)]
     n, cyc = 0, 0
     if rx:
         flits = [dl_pack(beats[i:i + UAL_DL_SLOTS], j) for j, i in enumerate(range(0, len(beats), UAL_DL_SLOTS))]
@@ -187,5 +189,8 @@ async def dl_rate(dut: object) -> None:
         n = len(beats)
     rate = n / cyc
     dut._log.info(f"{'rx' if rx else 'tx'} XW={XW}: {rate:.2f} TL flits per cycle")
-    # 256 B packets are 5 beats: 3 transfers of 2, 2, 1 beats at XW = 2
-    assert rate >= (1.4 if XW == 2 else 0.9), f"{rate:.2f} TL flits per cycle at XW={XW}"
+    # A 256 B packet is 5 beats and a transfer never spans two packets, so the best the TL side
+    # can do is ceil(5 / XW) transfers per packet: 5/3 TL flits per cycle at XW = 2, 1 at XW = 1.
+    # The datapath must reach 0.9 of that (the line-rate goal of the bridge, rtl/bridge/README.md).
+    ideal = PKT_BEATS / -(-PKT_BEATS // XW)
+    assert rate >= 0.9 * ideal, f"{rate:.2f} TL flits per cycle at XW={XW}, ideal {ideal:.2f}"
