@@ -254,11 +254,15 @@ async def throughput_sustained(dut: object) -> None:
     for k, op in enumerate((XlOp.WRITE, XlOp.READ)):
         await fresh(dut, first=(k == 0))
         h = Harness(dut, cfg)
-        # more requests than the run can take at 1 request / 4 cycles (the datapath limit is 1 / 5)
+        # more requests than the run can take: the XLink input takes a request in no fewer cycles
+        # than it has transfers (5 beats: 5 at XW 1, 3 at XW 2)
         bound = (cfg.ref_postpone + 2) * cfg.timing().tREFI + SUS_WINDOW
-        pkts = [req(cfg, op, 4 * (i % 64), 4, i) for i in range(bound // 4)]
+        per = len(req(cfg, op, 0, 4, 0).transfers(cfg.flavor, cfg.xw))
+        pkts = [req(cfg, op, 4 * (i % 64), 4, i) for i in range(bound // per + 1)]
         await h.run(pkts, max_cycles=20 * bound, probe=probe, window=SUS_WINDOW)
         assert h.forced, f"no forced refresh in {h.cyc} cycles: the stream did not saturate the HBM"
+        assert len(h.rx_hdr_cycle) < len(pkts), \
+            f"all {len(pkts)} requests were taken before the window closed: the rate would count idle cycles"
         lo, hi = h.forced[0], h.forced[0] + SUS_WINDOW
         d = "wr" if op == XlOp.WRITE else "rd"
         n = _in_window(h.rx_hdr_cycle if op == XlOp.WRITE else h.tx_last_cycle, lo, hi)
