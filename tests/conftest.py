@@ -56,5 +56,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         for item in items:
             if item.get_closest_marker("rtl") is None:
                 item.add_marker(skip)
-    # The Ray cluster test runs a Ray cluster of its own: start it first (it is long), never nested.
-    items.sort(key=lambda it: it.get_closest_marker("ray_cluster") is None)
+    # The Ray cluster test runs a Ray cluster of its own (never nested) and uses little CPU, but
+    # its cluster slows down many times over beside the Verilator builds (74 s alone, 445-819 s in
+    # the first minutes of a CI run, holding a worker): it goes last, after the builds.
+    items.sort(key=lambda it: it.get_closest_marker("ray_cluster") is not None)
