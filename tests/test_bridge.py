@@ -84,7 +84,7 @@ def test_bridge_through_cxl_link() -> None:
 def test_bridge_ual_dl(top: str, xw: int) -> None:
     run_cocotb(top=top, sources=rtl_sources(f"bridge/{top}.v"), test_module="tb.bridge.tb_ual_dl",
                testcase=["dl_rx_random" if top.endswith("rx") else "dl_tx_random", "dl_rate"],
-               parameters={"XW": xw}, extra_env={"XB_DLXW": str(xw)}, build_args=BUILD_ARGS)
+               parameters={"XW": xw}, build_args=BUILD_ARGS)
 
 
 # xb_hbm_ctrl alone, cycle-exact against models.bridge.HbmModel: short refresh interval so that

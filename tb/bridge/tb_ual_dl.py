@@ -1,9 +1,8 @@
 """cocotb tests of the UALink-style DL flit packer/unpacker against models.bridge.packets, for a
-core port of XW TL flits per cycle (env XB_DLXW; the core's framing: a packet starts in lane 0,
+core port of XW TL flits per cycle (the DUT's XW parameter; the core's framing: a packet starts in lane 0,
 `last` one-hot on its final beat's lane, a transfer that does not end a packet is full)."""
 from __future__ import annotations
 
-import os
 import random
 
 import cocotb
@@ -13,7 +12,12 @@ from models.bridge.packets import BEAT_BITS, UAL_DL_SLOTS, beats_for, dl_pack, d
 from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
 
-XW = int(os.environ.get("XB_DLXW", "1"))
+
+
+def xw() -> int:
+    """TL flits per cycle on the core side: the DUT's XW parameter."""
+    return int(cocotb.top.XW.value)
+
 PKT_BEATS = 1 + beats_for(256)     # a 256 B packet: its header beat and four data beats
 MASK = (1 << BEAT_BITS) - 1
 
@@ -23,7 +27,7 @@ def transfers(beats: list[tuple[int, bool]]) -> list[tuple[int, int]]:
     out, i = [], 0
     while i < len(beats):
         chunk = [beats[i]]
-        while len(chunk) < XW and not chunk[-1][1] and i + len(chunk) < len(beats):
+        while len(chunk) < xw() and not chunk[-1][1] and i + len(chunk) < len(beats):
             chunk.append(beats[i + len(chunk)])
         data = sum(b << (BEAT_BITS * x) for x, (b, _) in enumerate(chunk))
         last = 1 << (len(chunk) - 1) if chunk[-1][1] else 0
@@ -72,7 +76,7 @@ async def dl_rx_random(dut: object) -> None:
             data, last = int(dut.tl_data.value), int(dut.tl_last.value)
             if last & (last - 1):
                 errors.append(f"tl_last {last:#x} not one-hot")
-            n = last.bit_length() if last else XW
+            n = last.bit_length() if last else xw()
             two += n == 2
             for x in range(n):
                 got.append((data >> (BEAT_BITS * x) & MASK, bool(last >> x & 1)))
@@ -86,7 +90,7 @@ async def dl_rx_random(dut: object) -> None:
     assert not errors, errors[:4]
     assert got == expect, f"{len(got)}/{len(expect)} TL flits, first difference at " \
         f"{next((k for k, (a, b) in enumerate(zip(got, expect)) if a != b), len(got))}"
-    assert XW == 1 or two > len(expect) // 4, f"only {two} two-beat transfers"
+    assert xw() == 1 or two > len(expect) // 4, f"only {two} two-beat transfers"
     await FallingEdge(dut.clk)
     assert int(dut.stat_seq_err.value) == gaps, f"seq errors {int(dut.stat_seq_err.value)} != {gaps}"
 
@@ -174,7 +178,7 @@ async def dl_rate(dut: object) -> None:
                 i += 1
             if int(dut.tl_valid.value):
                 last = int(dut.tl_last.value)
-                n += last.bit_length() if last else XW
+                n += last.bit_length() if last else xw()
     else:
         xfers = transfers(beats)
         dut.dl_ready.value = 1
@@ -188,9 +192,9 @@ async def dl_rate(dut: object) -> None:
                 n += 1
         n = len(beats)
     rate = n / cyc
-    dut._log.info(f"{'rx' if rx else 'tx'} XW={XW}: {rate:.2f} TL flits per cycle")
+    dut._log.info(f"{'rx' if rx else 'tx'} XW={xw()}: {rate:.2f} TL flits per cycle")
     # A 256 B packet is 5 beats and a transfer never spans two packets, so the best the TL side
     # can do is ceil(5 / XW) transfers per packet: 5/3 TL flits per cycle at XW = 2, 1 at XW = 1.
     # The datapath must reach 0.9 of that (the line-rate goal of the bridge, rtl/bridge/README.md).
-    ideal = PKT_BEATS / -(-PKT_BEATS // XW)
-    assert rate >= 0.9 * ideal, f"{rate:.2f} TL flits per cycle at XW={XW}, ideal {ideal:.2f}"
+    ideal = PKT_BEATS / -(-PKT_BEATS // xw())
+    assert rate >= 0.9 * ideal, f"{rate:.2f} TL flits per cycle at XW={xw()}, ideal {ideal:.2f}"
