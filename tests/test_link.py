@@ -58,8 +58,7 @@ def test_link_rx_model_flits(role: int) -> None:
     """Model-packed flits into the RTL RX, retry handshake against model control flits, and
     illegal flits -> proto_err; DUT ROLE_DOWN and ROLE_UP."""
     run_cocotb(top="cxl_link", sources=rtl_sources("link/cxl_link.v"), test_module="tb.link.tb_link_rx",
-               parameters={"FLIT_MODE": 0, "ROLE": role, "REPLAY_DEPTH": 32, "RX_DEPTH": 16},
-               extra_env={"LINK_ROLE": str(role)})
+               parameters={"FLIT_MODE": 0, "ROLE": role, "REPLAY_DEPTH": 32, "RX_DEPTH": 16})
 
 
 @pytest.mark.rtl
@@ -79,5 +78,4 @@ def test_link256_loopback(testcase: str) -> None:
     """FLIT_MODE=1: the same controller with engineer link256's 256B formatters (all 6 classes)."""
     run_cocotb(top="cxl_link_loopback", sources=[LOOPBACK],
                test_module="tb.link.tb_link", testcase=testcase,
-               parameters={"FLIT_MODE": 1, "REPLAY_DEPTH": 32, "RX_DEPTH": 16, "TIMEOUT_FLITS": 64},
-               extra_env={"LINK_FLIT_MODE": "1"})
+               parameters={"FLIT_MODE": 1, "REPLAY_DEPTH": 32, "RX_DEPTH": 16, "TIMEOUT_FLITS": 64})

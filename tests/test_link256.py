@@ -18,8 +18,7 @@ IDS = [f"role{r}-pbr{p}" for r, p in PARAMS]
 def test_link256_tx(role: int, pbr: int) -> None:
     run_cocotb(top="cxl_flit256_tx",
                sources=rtl_sources("link/cxl_flit256_tx.v", "link/cxl_flit256_enc.v", "link/cxl_crc64_256b.v"),
-               test_module="tb.link256.tb_flit256_tx", parameters={"ROLE": role, "PBR": pbr},
-               extra_env={"L256_ROLE": str(role), "L256_PBR": str(pbr)}, build_args=BUILD_ARGS)
+               test_module="tb.link256.tb_flit256_tx", parameters={"ROLE": role, "PBR": pbr}, build_args=BUILD_ARGS)
 
 
 @pytest.mark.rtl
@@ -27,5 +26,4 @@ def test_link256_tx(role: int, pbr: int) -> None:
 def test_link256_rx(role: int, pbr: int) -> None:
     run_cocotb(top="cxl_flit256_rx",
                sources=rtl_sources("link/cxl_flit256_rx.v", "link/cxl_flit256_rx_slot.v", "link/cxl_flit256_dec.v", "link/cxl_crc64_256b.v"),
-               test_module="tb.link256.tb_flit256_rx", parameters={"ROLE": role, "PBR": pbr, "MAXM": 12},
-               extra_env={"L256_ROLE": str(role), "L256_PBR": str(pbr)}, build_args=BUILD_ARGS)
+               test_module="tb.link256.tb_flit256_rx", parameters={"ROLE": role, "PBR": pbr, "MAXM": 12}, build_args=BUILD_ARGS)

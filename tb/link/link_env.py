@@ -14,7 +14,6 @@ Configuration: a LinkCfg in ConfigDB under "link_cfg" (set by the test before th
 """
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +65,12 @@ def msg_payload(msg: Any) -> dict[str, int]:
     return p
 
 
+def dut_flit_mode() -> int:
+    """The DUT's FLIT_MODE parameter (0 = 68B, 1 = 256B); 0 outside a simulation."""
+    top = cocotb.top
+    return int(top.FLIT_MODE.value) if top is not None else 0
+
+
 @dataclass
 class LinkCfg:
     """Knobs of one loopback test."""
@@ -82,7 +87,7 @@ class LinkCfg:
     expect_fatal: bool = False          # negative test: B must reach link_fatal
     cover_formats: bool = True          # enforce the class x slot-format bins
     cover_retry: bool = False           # enforce the retry-event bins
-    flit_mode: int = field(default_factory=lambda: int(os.environ.get("LINK_FLIT_MODE", "0")))
+    flit_mode: int = field(default_factory=lambda: dut_flit_mode())
     classes: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

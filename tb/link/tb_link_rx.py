@@ -3,11 +3,10 @@
 The test plays the partner: it drives rx_flit with model-packed flits (greedy packer: several
 messages of a class per slot and per flit, all-data flits), control flits and corrupted or illegal
 flits, and checks what the RTL delivers on rx_* and what its TX answers (RETRY framing).
-Environment: LINK_ROLE = role of the DUT (0 DOWN, 1 UP). Every test logs its seed.
+The DUT's ROLE parameter (0 DOWN, 1 UP) sets the partner's role. Every test logs its seed.
 """
 from __future__ import annotations
 
-import os
 import random
 from collections import deque
 from typing import Any
@@ -22,8 +21,12 @@ from tb.common.seeds import announce_seed, named_rng
 from tb.common.signals import lane_int
 from tb.link.link_env import msg_payload, rand_msg, supported_68b
 
-DUT_ROLE = int(os.environ.get("LINK_ROLE", "0"))
-PEER = ROLE_UP if DUT_ROLE == ROLE_DOWN else ROLE_DOWN
+
+
+def peer() -> int:
+    """The partner's role: the other one than the DUT's ROLE parameter."""
+    return ROLE_UP if int(cocotb.top.ROLE.value) == ROLE_DOWN else ROLE_DOWN
+
 IDLE = f68.retry_idle().encode()
 FRAME = f68.retry_frame().encode()
 
@@ -95,15 +98,15 @@ async def start(dut: Any) -> Partner:
 
 def random_queues(rng: random.Random, n: int) -> list[list[Any]]:
     qs: list[list[Any]] = [[] for _ in range(NCLS)]
-    for c in supported_68b(PEER):
-        qs[c] = [rand_msg(PEER, c, rng) for _ in range(n)]
+    for c in supported_68b(peer()):
+        qs[c] = [rand_msg(peer(), c, rng) for _ in range(n)]
     return qs
 
 
 def pack_all(queues: list[list[Any]], gap: int = 4) -> tuple[list[int], list[f68.PackResult]]:
     """Greedy model packing of every queued message; `gap` idle flits after each flit that does
     not owe an all-data flit (lets a 16-deep RX buffer drain at one pop per cycle)."""
-    packer = f68.Flit68Packer(PEER)
+    packer = f68.Flit68Packer(peer())
     qs = [list(q) for q in queues]
     flits: list[int] = []
     results: list[f68.PackResult] = []
@@ -190,7 +193,7 @@ async def crc_error_retry_handshake(dut: Any) -> None:
 def _illegal_variants(no_data: f68.PackResult, with_dh: f68.PackResult) -> dict[str, int]:
     """CRC-clean flits our RX must reject (proto_err), built from legal protocol flits."""
     body = no_data.flit & ((1 << 512) - 1)
-    mdh_h = 3 if PEER == ROLE_DOWN else 2        # H3 (4 H2D DH) / H2 (4 D2H DH + Rsp)
+    mdh_h = 3 if peer() == ROLE_DOWN else 2        # H3 (4 H2D DH) / H2 (4 D2H DH + Rsp)
     return {
         "reserved_slot_fmt": reflit(body | (0b111 << 8)),                    # slot 1 format 111b
         "mdh_slot0": reflit((body & ~(0b111 << 5)) | (mdh_h << 5)),
@@ -207,8 +210,8 @@ async def illegal_flits_proto_err(dut: Any) -> None:
     so does a protocol flit before INIT.Param and a second INIT.Param."""
     rng = random.Random(named_rng("illegal").getrandbits(32))
     qs = random_queues(rng, 1)
-    no_data = f68.Flit68Packer(PEER).pack([q if c not in (2, 5) else [] for c, q in enumerate(qs)])
-    with_dh = f68.Flit68Packer(PEER).pack([q if c == 2 else [] for c, q in enumerate(qs)])
+    no_data = f68.Flit68Packer(peer()).pack([q if c not in (2, 5) else [] for c, q in enumerate(qs)])
+    with_dh = f68.Flit68Packer(peer()).pack([q if c == 2 else [] for c, q in enumerate(qs)])
     assert no_data.sent and with_dh.sent
     cases = _illegal_variants(no_data, with_dh)
     cases["protocol_before_init"] = no_data.flit

@@ -6,10 +6,11 @@ bit n%8), the same convention as the RTL `flit` ports.
 """
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+import cocotb
 
 from models.cxl import flit256 as f2
 from models.cxl.crc import flit256_with_crc
@@ -25,7 +26,7 @@ TRAILER_FLAG = {"d2h_dh": "bep", "m2s_rwd": "trp", "s2m_drs": "trp"}
 
 @dataclass(frozen=True)
 class Cfg:
-    """DUT parameters, passed by the pytest entry point through the environment."""
+    """DUT parameters, read from the DUT (:func:`cfg_from_dut`)."""
 
     role: int  # role of the DUT endpoint
     pbr: bool
@@ -39,8 +40,10 @@ class Cfg:
         return "PBR" if self.pbr else "256B"
 
 
-def cfg_from_env() -> Cfg:
-    return Cfg(int(os.environ["L256_ROLE"]), bool(int(os.environ["L256_PBR"])))
+def cfg_from_dut() -> Cfg:
+    """The DUT's ROLE and PBR parameters."""
+    top = cocotb.top
+    return Cfg(int(top.ROLE.value), bool(int(top.PBR.value)))
 
 
 def rand_msg(mid: str, flavor: str, rng: random.Random, p_trailer: float = 0.1,

@@ -24,7 +24,7 @@ from models.cxl import flit256 as f2
 from models.cxl.messages import SPECS
 from tb.common.seeds import base_seed
 from tb.link256.common import (
-    DATA_CLASSES, LINE_W, NCLS, Cfg, cfg_from_env, dump_kinds, field, flit_from_slots, line_int,
+    DATA_CLASSES, LINE_W, NCLS, Cfg, cfg_from_dut, dump_kinds, field, flit_from_slots, line_int,
     mid_of, rand_msg, refresh_crc, slot_image,
 )
 
@@ -186,7 +186,7 @@ class ModelSender:
 @cocotb.test(timeout_time=5000, timeout_unit="us")
 async def rx_model_flits(dut):
     """Model-packed flits (HBR/PBR per build) decode to exactly the model's messages."""
-    cfg = cfg_from_env()
+    cfg = cfg_from_dut()
     rng = rng_for("rx_model_flits")
     await setup(dut)
     snd = ModelSender(cfg, rng)
@@ -226,7 +226,7 @@ async def rx_model_flits(dut):
 @cocotb.test(timeout_time=20000, timeout_unit="us")
 async def rx_crc_single_bit(dut):
     """Every single-bit flip in bytes 0..249 is caught by crc_ok; FEC bytes are not covered."""
-    cfg = cfg_from_env()
+    cfg = cfg_from_dut()
     rng = rng_for("rx_crc_single_bit")
     await setup(dut)
     snd = ModelSender(cfg, rng)
@@ -275,7 +275,7 @@ def model_verdict(cfg: Cfg, flit: int, state: f2.Flit256RxState) -> str | None:
 @cocotb.test(timeout_time=2000, timeout_unit="us")
 async def rx_negative(dut):
     """Directed illegal flits give proto_err (and the model rejects them too)."""
-    cfg = cfg_from_env()
+    cfg = cfg_from_dut()
     rng = rng_for("rx_negative")
     await setup(dut)
     cases: list[tuple[str, int, bool]] = []  # (name, flit, model also rejects)
@@ -330,7 +330,7 @@ async def rx_negative(dut):
 @cocotb.test(timeout_time=10000, timeout_unit="us")
 async def rx_mutation_fuzz(dut):
     """Random bit flips in legal flits (CRC fixed up): RTL verdict == model verdict."""
-    cfg = cfg_from_env()
+    cfg = cfg_from_dut()
     rng = rng_for("rx_mutation_fuzz")
     await setup(dut)
     snd = ModelSender(cfg, rng)

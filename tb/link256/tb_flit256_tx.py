@@ -16,7 +16,7 @@ from cocotb.triggers import Timer
 from models.cxl import flit256 as f2
 from tb.common.seeds import base_seed
 from tb.link256.common import (
-    DATA_CLASSES, HDR_W, LINE_W, NCLS, TRAILER_FLAG, cfg_from_env, dump_kinds, field, line_int, mid_of,
+    DATA_CLASSES, HDR_W, LINE_W, NCLS, TRAILER_FLAG, cfg_from_dut, dump_kinds, field, line_int, mid_of,
     rand_msg,
 )
 
@@ -133,7 +133,7 @@ async def one_flit(dut, cfg, rng: random.Random, state: f2.Flit256RxState, stats
 @cocotb.test(timeout_time=2000, timeout_unit="us")
 async def tx_random_mix(dut):
     """Random message mixes, credits and acks; every flit legal and exactly what was taken."""
-    cfg = cfg_from_env()
+    cfg = cfg_from_dut()
     rng = rng_for("tx_random_mix")
     zero_inputs(dut)
     state = f2.Flit256RxState()
@@ -151,7 +151,7 @@ async def tx_random_mix(dut):
 @cocotb.test(timeout_time=500, timeout_unit="us")
 async def tx_control_flits(dut):
     """IDLE / RETRY.Req / RETRY.Ack / INIT kinds give NOP flits even with heads available."""
-    cfg = cfg_from_env()
+    cfg = cfg_from_dut()
     rng = rng_for("tx_control_flits")
     zero_inputs(dut)
     state = f2.Flit256RxState()
