@@ -20,6 +20,10 @@ export MPLBACKEND := Agg
 
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 PYTEST  := $(VPY) -m pytest -p no:cacheprovider
+# make test leaves out the tests marked `full` (parameter crosses, pytest marker in pyproject.toml)
+# to stay well inside CI's time; FULL=1 runs them too, and make sim always does.
+FULL    ?= 0
+TEST_TIER := $(if $(filter 1,$(FULL)),,-m "not full")
 RESULTS := results
 # ENGINE=local: pytest-xdist on JOBS cores; ENGINE=ray: every RTL test (and each test file of model
 # tests) is a Ray task on RAY_ADDRESS's cluster, or on a Ray started here (tools/ray_pytest.py).
@@ -46,7 +50,8 @@ help:
 	  { doc = "" } \
 	  END { print "targets:"; for (i = 1; i <= n; i++) printf "  make %-10s %s\n", order[i], (d[order[i]] != "" ? d[order[i]] : "(no description)") }' $(firstword $(MAKEFILE_LIST))
 	@echo "environment knobs (make VAR=value <target>, or VAR=value .venv/bin/python -m pytest ...):"
-	@echo "  SEED=<n>           reproduce a random run (a failing RTL test prints its reproduce command)"
+	@echo "  SEED=<n>           reproduce a random run (a failing RTL test prints its reproduce command); .ci/run sets SEED=1"
+	@echo "  FULL=1             make test: also the tests marked full (parameter crosses; make sim always runs them)"
 	@echo "  TESTCASE=<a,b>     run only these cocotb tests (make list); a pytest test that runs other ones is skipped, with the reason"
 	@echo "  WAVES=1            dump waves: FST with liblz4-dev, else VCD (make waves sets it)"
 	@echo "  COV=1              Verilator code-coverage builds"
@@ -100,7 +105,7 @@ test: $(STAMP) check-gen lint
 	@if [ "$(SIM)" = icarus ]; then command -v iverilog >/dev/null || { echo "error: iverilog is missing: SIM=icarus needs Icarus Verilog 11 (apt-get install iverilog)"; exit 1; }; fi
 	@mkdir -p $(RESULTS)/regression
 	@rm -rf $(RESULTS)/regression/xml $(RESULTS)/regression/junit-*.xml $(RESULTS)/coverage/*__*.json   # this run's results only (make signoff)
-	@$(RUN_TESTS) --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
+	@$(RUN_TESTS) $(TEST_TIER) --junitxml=$(RESULTS)/regression/junit.xml tests; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 
 ## RTL regression with summary, co-simulation, then the system scoreboard (ENGINE=ray for Ray)

@@ -30,7 +30,7 @@ def test_link_backpressure() -> None:
 
 
 @pytest.mark.rtl
-@pytest.mark.parametrize("rx_depth", [2, 3])
+@pytest.mark.parametrize("rx_depth", [2, pytest.param(3, marks=pytest.mark.full)])
 def test_link_credit_starvation(rx_depth: int) -> None:
     run_loopback("StarvationTest", RX_DEPTH=rx_depth)
 

@@ -28,7 +28,8 @@ def core_sources():
 
 
 @pytest.mark.rtl
-@pytest.mark.parametrize("n", [4, 8])
+# N=8 (31 MB of C++, about 2 min of CI's CPU) is in the full regression (`make sim`, FULL=1)
+@pytest.mark.parametrize("n", [4, pytest.param(8, marks=pytest.mark.full)])
 def test_switch_core(n: int) -> None:
     run_cocotb(top="cxl_switch_core", sources=core_sources(), test_module="tb.switch.tb_switch",
                parameters={"N": n, "NRT": 16, "VOQ_DEPTH": 4}, build_args=BUILD_ARGS)
