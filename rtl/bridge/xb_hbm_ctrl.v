@@ -162,23 +162,33 @@ module xb_hbm_ctrl #(
     end
 
     // data bus of the pseudo-channel: the earliest start >= col_e whose burst overlaps no burst
-    // held by a slot of the same pseudo-channel; candidates are col_e and the end of each such burst
+    // held by a slot of the same pseudo-channel; candidates are col_e and the end of each such burst.
+    // Every candidate is checked in parallel, and the earliest that fits is taken by a tree of
+    // compares (a running minimum would chain INFLIGHT+1 32-bit compares)
+    localparam integer NC = INFLIGHT + 1;           // candidates
+    localparam integer NT = 1 << $clog2(NC);        // tree leaves
     reg [INFLIGHT-1:0] on_pc;
     reg [31:0]         cand, col_n;
     reg                fits;
-    integer c, m;
+    reg [32*NT-1:0]    mt;                          // tree: candidates (all ones: unusable), then minima
+    integer c, m, lv;
     always @* begin
         for (m = 0; m < INFLIGHT; m = m + 1)
             on_pc[m] = s_v[m] && (s_idx[m][PC_W-1:0] == psel);
-        col_n = 32'hFFFF_FFFF;
+        mt = {(32*NT){1'b1}};
         for (c = 0; c <= INFLIGHT; c = c + 1) begin
             if (c == INFLIGHT) cand = col_e;
             else               cand = mx(col_e, s_col[c] + T_BURST);
             fits = (c == INFLIGHT) || on_pc[c];
             for (m = 0; m < INFLIGHT; m = m + 1)
                 if (on_pc[m] && (s_col[m] + T_BURST > cand) && (s_col[m] < cand + T_BURST)) fits = 1'b0;
-            if (fits && cand < col_n) col_n = cand;
+            if (fits) mt[32*c +: 32] = cand;
         end
+        for (lv = NT / 2; lv >= 1; lv = lv / 2)
+            for (c = 0; c < lv; c = c + 1)
+                mt[32*c +: 32] = (mt[32*(2*c+1) +: 32] < mt[32*(2*c) +: 32]) ? mt[32*(2*c+1) +: 32]
+                                                                             : mt[32*(2*c) +: 32];
+        col_n = mt[31:0];
     end
     wire [31:0] done_raw = col_n + T_CL + T_BURST;
 

@@ -28,23 +28,29 @@ module cxl_hdm_decode #(
         end
     endgenerate
 
-    localparam integer CW = 44;  // chunk index width: 52 - 8
+    localparam integer CW = 44;  // chunk index width: 52 - 8 (even, <= 64: mod3 below)
 
-    // x mod 3, MSB first: r <- (2r + bit) mod 3 (no divider in synthesis)
-    function automatic [1:0] mod3(input [CW-1:0] x);
-        integer b;
-        reg [1:0] r;
+    // (a + b) mod 3 of two residues (each 0..2)
+    function automatic [1:0] m3(input [1:0] a, input [1:0] b);
+        reg [2:0] t;
         begin
-            r = 2'd0;
-            for (b = CW - 1; b >= 0; b = b - 1) begin
-                case ({r, x[b]})
-                    3'b000: r = 2'd0; 3'b001: r = 2'd1;
-                    3'b010: r = 2'd2; 3'b011: r = 2'd0;
-                    3'b100: r = 2'd1; 3'b101: r = 2'd2;
-                    default: r = 2'd0;
-                endcase
-            end
-            mod3 = r;
+            t  = {1'b0, a} + {1'b0, b};
+            m3 = (t >= 3'd3) ? 2'(t - 3'd3) : t[1:0];
+        end
+    endfunction
+    // x mod 3 as a tree (no divider, no bit-serial chain): 4^i = 1 (mod 3), so x mod 3 is the sum
+    // of its 2-bit digits mod 3; the CW/2 digit residues (padded to 32 with zeros) are summed
+    // pairwise in 5 rounds
+    function automatic [1:0] mod3(input [CW-1:0] x);
+        reg [63:0] r;
+        integer b, n;
+        begin
+            r = 64'd0;
+            for (b = 0; b < CW / 2; b = b + 1)       // digit 0..3 -> residue 0..2
+                r[2*b +: 2] = {x[2*b+1] & ~x[2*b], x[2*b] & ~x[2*b+1]};
+            for (n = 16; n >= 1; n = n / 2)
+                for (b = 0; b < n; b = b + 1) r[2*b +: 2] = m3(r[4*b +: 2], r[4*b+2 +: 2]);
+            mod3 = r[1:0];
         end
     endfunction
 

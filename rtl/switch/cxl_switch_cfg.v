@@ -105,29 +105,86 @@ module cxl_switch_cfg #(
     wire [EI-1:0] ei = a_e[EI-1:0];
     wire        mapped = a_ctrl | a_info | a_err | a_port | a_dec | a_rt | a_cnt | a_clr;
 
-    function automatic [1:0] mod3_24(input [23:0] x);
-        integer b;
-        reg [1:0] r;
+    // (a + b) mod 3 of two residues (each 0..2)
+    function automatic [1:0] m3(input [1:0] a, input [1:0] b);
+        reg [2:0] t;
         begin
-            r = 2'd0;
-            for (b = 23; b >= 0; b = b - 1)
-                r = (r == 2'd0) ? {1'b0, x[b]} : (r == 2'd1) ? (x[b] ? 2'd0 : 2'd2) : (x[b] ? 2'd2 : 2'd1);
-            mod3_24 = r;
+            t  = {1'b0, a} + {1'b0, b};
+            m3 = (t >= 3'd3) ? 2'(t - 3'd3) : t[1:0];
+        end
+    endfunction
+    // x mod 3 as a tree: 4^i = 1 (mod 3), so x mod 3 is the sum of its 2-bit digits mod 3
+    function automatic [1:0] mod3_24(input [23:0] x);
+        reg [23:0] d;
+        integer b;
+        begin
+            for (b = 0; b < 12; b = b + 1)             // digit 0..3 -> residue 0..2
+                d[2*b +: 2] = {x[2*b+1] & ~x[2*b], x[2*b] & ~x[2*b+1]};
+            for (b = 0; b < 6; b = b + 1) d[2*b +: 2] = m3(d[4*b +: 2], d[4*b+2 +: 2]);
+            for (b = 0; b < 3; b = b + 1) d[2*b +: 2] = m3(d[4*b +: 2], d[4*b+2 +: 2]);
+            mod3_24 = m3(m3(d[0 +: 2], d[2 +: 2]), d[4 +: 2]);
         end
     endfunction
 
+    // commit checks of decoder di, all in parallel (a loop that tests chk as it goes is a chain as
+    // long as the loop); the priority pick below gives what the sequential rule gives: overlap
+    // first, then the first target w (in order) with a duplicate, a bad port or a USP PID, in
+    // that order for one w
+    reg [NDEC-1:0] ck_ovl;
+    reg [15:0]     ck_dup, ck_prt, ck_usp, ck_any;
+    wire [15:0]    ck_first;
+    reg [4:0]      ck_ways;
+    reg [24:0]     ck_slim, ck_olim;
+    reg [11:0]     ck_ta;
+    integer        cw, cw2, ce, cp;
+    always @* begin
+        cw = 0; cw2 = 0; ce = 0; cp = 0; ck_ta = 12'd0; ck_olim = 25'd0;
+        case (s_eiw[di])
+            4'd0, 4'd1, 4'd2, 4'd3, 4'd4: ck_ways = 5'd1 << s_eiw[di];
+            4'd8, 4'd9, 4'd10: ck_ways = 5'd3 << (s_eiw[di] - 4'd8);
+            default: ck_ways = 5'd0;
+        endcase
+        ck_slim = {1'b0, s_base[di]} + {1'b0, s_size[di]};
+        for (ce = 0; ce < NDEC; ce = ce + 1) begin
+            ck_olim = {1'b0, dec_base[ce*24 +: 24]} + {1'b0, dec_size[ce*24 +: 24]};
+            ck_ovl[ce] = ce != 32'(di) && dec_valid[ce] && dec_size[ce*24 +: 24] != 24'd0 &&
+                         s_size[di] != 24'd0 && {1'b0, s_base[di]} < ck_olim &&
+                         {1'b0, dec_base[ce*24 +: 24]} < ck_slim;
+        end
+        for (cw = 0; cw < 16; cw = cw + 1) begin
+            ck_ta = s_tgt[32'(di)*16 + cw];
+            ck_dup[cw] = 1'b0;
+            for (cw2 = cw + 1; cw2 < 16; cw2 = cw2 + 1)
+                if (cw2 < 32'(ck_ways) && ck_ta == s_tgt[32'(di)*16 + cw2]) ck_dup[cw] = 1'b1;
+            ck_prt[cw] = !cfg_pbr;                   // HBR: the target must be a DSP port number
+            ck_usp[cw] = 1'b0;                       // PBR: the target must not be a USP's PID
+            for (cp = 0; cp < N; cp = cp + 1) begin
+                if (!cfg_pbr && 32'(ck_ta) == cp && cfg_role[cp*2 +: 2] == ROLE_DSP) ck_prt[cw] = 1'b0;
+                if (cfg_pbr && cfg_role[cp*2 +: 2] == ROLE_USP && cfg_pid[cp*12 +: 12] == ck_ta) ck_usp[cw] = 1'b1;
+            end
+            ck_any[cw] = (cw < 32'(ck_ways)) && (ck_dup[cw] || ck_prt[cw] || ck_usp[cw]);
+        end
+    end
+    genvar gf;                                      // one-hot: the first target with a finding
+    generate
+        for (gf = 0; gf < 16; gf = gf + 1) begin : g_first
+            if (gf == 0) begin : g_0
+                assign ck_first[gf] = ck_any[gf];
+            end else begin : g_n
+                assign ck_first[gf] = ck_any[gf] && !(|ck_any[gf-1:0]);
+            end
+        end
+    endgenerate
+
     // checks of the write being made (combinational)
     reg [7:0]  chk;
-    reg [4:0]  ways;
-    reg [24:0] s_lim, o_lim;
-    reg [11:0] ta, tb;
     reg [1:0]  w_role;
     reg [15:0] w_pid;
-    integer    p, w, w2, e;
+    integer    p, e;
     always @* begin
         // loop variables get a value on every path, else yosys keeps them in latches
-        p = 0; w = 0; w2 = 0; e = 0;
-        chk = E_NONE; ways = 5'd0; s_lim = 25'd0; o_lim = 25'd0; ta = 12'd0; tb = 12'd0;
+        p = 0; e = 0;
+        chk = E_NONE;
         w_role = cfg_wdata[2:1]; w_pid = cfg_wdata[31:16];
         if (a_ctrl) begin
             if (!cfg_wdata[0]) begin
@@ -151,41 +208,14 @@ module cxl_switch_cfg #(
         end else if (a_dec && a_dr[4]) begin
             if (cfg_wdata[31:12] != 20'd0) chk = E_TGT_RANGE;
         end else if (a_dec && a_dr == 5'd3 && cfg_wdata[0]) begin
-            case (s_eiw[di])
-                4'd0, 4'd1, 4'd2, 4'd3, 4'd4: ways = 5'd1 << s_eiw[di];
-                4'd8, 4'd9, 4'd10: ways = 5'd3 << (s_eiw[di] - 4'd8);
-                default: ways = 5'd0;
-            endcase
-            s_lim = {1'b0, s_base[di]} + {1'b0, s_size[di]};
-            if (ways == 5'd0) chk = E_EIW;
+            if (ck_ways == 5'd0) chk = E_EIW;
             else if (s_eig[di] > 3'd6) chk = E_EIG;
-            else if (s_lim[24]) chk = E_WRAP;
+            else if (ck_slim[24]) chk = E_WRAP;
             else if (s_eiw[di][3] && mod3_24(s_size[di]) != 2'd0) chk = E_SIZE3;
-            else begin
-                for (e = 0; e < NDEC; e = e + 1) begin
-                    o_lim = {1'b0, dec_base[e*24 +: 24]} + {1'b0, dec_size[e*24 +: 24]};
-                    if (e != 32'(di) && dec_valid[e] && dec_size[e*24 +: 24] != 24'd0 &&
-                        s_size[di] != 24'd0 && {1'b0, s_base[di]} < o_lim &&
-                        {1'b0, dec_base[e*24 +: 24]} < s_lim)
-                        chk = E_OVERLAP;
-                end
-                for (w = 0; w < 16; w = w + 1) begin
-                    ta = s_tgt[32'(di)*16 + w];
-                    if (w < 32'(ways)) begin
-                        for (w2 = w + 1; w2 < 16; w2 = w2 + 1) begin
-                            tb = s_tgt[32'(di)*16 + w2];
-                            if (w2 < 32'(ways) && ta == tb && chk == E_NONE) chk = E_TGT_DUP;
-                        end
-                        if (!cfg_pbr && chk == E_NONE) begin
-                            if (32'(ta) >= N) chk = E_TGT_PORT;
-                            else if (cfg_role[32'(ta)*2 +: 2] != ROLE_DSP) chk = E_TGT_PORT;
-                        end
-                        if (cfg_pbr && chk == E_NONE)
-                            for (p = 0; p < N; p = p + 1)
-                                if (cfg_role[p*2 +: 2] == ROLE_USP && cfg_pid[p*12 +: 12] == ta) chk = E_TGT_USP;
-                    end
-                end
-            end
+            else if (ck_ovl != {NDEC{1'b0}}) chk = E_OVERLAP;
+            else if ((ck_first & ck_dup) != 16'd0) chk = E_TGT_DUP;
+            else if ((ck_first & ck_prt) != 16'd0) chk = E_TGT_PORT;
+            else if (ck_first != 16'd0) chk = E_TGT_USP;
         end else if (a_rt && cfg_wdata[0]) begin
             if (!cfg_pbr) chk = E_RT_MODE;
             else if (w_pid >= 16'd4096) chk = E_RT_DPID;
@@ -255,24 +285,38 @@ module cxl_switch_cfg #(
         end
     end
 
-    // counters: per-port events summed each cycle
+    // counters: per-port events summed each cycle. The events (and a rejected write) are registered
+    // first and counted the next cycle, so the ports' routing logic and the write checks do not run
+    // on into the counter adders; a clear drops what it meets in both stages, so the counts after a
+    // clear are the same as when counting in the event's own cycle (a read sees them a cycle later)
+    wire       clr = cfg_valid && cfg_write && a_clr;
+    reg [N*16-1:0] ev_q;
+    reg [N-1:0]    ev_unsup_q;
+    reg            rej_q;
+    always @(posedge clk) begin
+        if (rst || clr) begin
+            ev_q <= {N*16{1'b0}}; ev_unsup_q <= {N{1'b0}}; rej_q <= 1'b0;
+        end else begin
+            ev_q <= ev; ev_unsup_q <= ev_unsup; rej_q <= rej;
+        end
+    end
     reg [31:0] inc [0:NCNT-1];
     integer c, q;
     always @* begin
         for (c = 0; c < NCNT; c = c + 1) begin
             inc[c] = 32'd0;
             for (q = 0; q < N; q = q + 1) begin
-                if (c == 12) inc[c] = inc[c] + 32'(ev_unsup[q]);
-                else if (c < 15) inc[c] = inc[c] + 32'(ev[q*16 + c]);
+                if (c == 12) inc[c] = inc[c] + 32'(ev_unsup_q[q]);
+                else if (c < 15) inc[c] = inc[c] + 32'(ev_q[q*16 + c]);
             end
         end
-        inc[15] = 32'(rej);
+        inc[15] = 32'(rej_q);
     end
     // own loop variable: sharing `c` with the block above gives it a flop and a comb driver
     integer ci;
     always @(posedge clk) begin
         for (ci = 0; ci < NCNT; ci = ci + 1) begin
-            if (rst || (cfg_valid && cfg_write && a_clr)) cnt[ci] <= 32'd0;
+            if (rst || clr) cnt[ci] <= 32'd0;
             else cnt[ci] <= cnt[ci] + inc[ci];
         end
     end

@@ -148,8 +148,6 @@ module cxl_switch_port #(
     wire        is_drs = (st_cls == C_DRS);
     wire [3:0]  m_op   = st_hdr[CXL_M2S_REQ_MEMOP_LSB +: 4];
     wire [15:0] m_tag  = st_hdr[CXL_M2S_REQ_TAG_LSB +: 16];
-    wire [45:0] m_addr = st_hdr[CXL_M2S_REQ_ADDR_LSB +: 46];
-    wire        m_a5   = is_rwd ? 1'b0 : st_hdr[CXL_M2S_REQ_ADDR5_LSB];
     wire        m_pois = is_rwd & st_hdr[CXL_M2S_RWD_POISON_LSB];
     wire [3:0]  m_ldid = st_hdr[CXL_M2S_REQ_LDID_LSB +: 4];
     wire [11:0] m_spid = st_hdr[CXL_M2S_REQ_SPID_LSB +: 12];
@@ -202,35 +200,69 @@ module cxl_switch_port #(
     end
 
     // ---------------------------------------------------------------- HDM decode
-    wire        hdm_hit;
-    wire [11:0] hdm_tgt;
-    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16)) u_hdm (
-        .hpa({m_addr, m_a5, 5'd0}), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
-        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hdm_hit), .target(hdm_tgt));
+    // The decode runs in the ingress cycle, on the two M2S inputs (Req and RwD) in parallel, and its
+    // result is staged with the message: the decoder (a subtract, a shift and a mod-3 tree) is then
+    // not in series with the routing and queueing of the staged message. A message is decoded
+    // against the decoders committed when it enters the ingress stage (S2M messages: unused).
+    wire        hq_hit, hw_hit;
+    wire [11:0] hq_tgt, hw_tgt;
+    reg         hdm_hit;
+    reg  [11:0] hdm_tgt;
+    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16)) u_hdm_req (
+        .hpa({in_hdr[0*128 + CXL_M2S_REQ_ADDR_LSB +: 46], in_hdr[0*128 + CXL_M2S_REQ_ADDR5_LSB], 5'd0}),
+        .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
+        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hq_hit), .target(hq_tgt));
+    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16)) u_hdm_rwd (
+        .hpa({in_hdr[1*128 + CXL_M2S_REQ_ADDR_LSB +: 46], 1'b0, 5'd0}),   // RwD: no Addr[5]
+        .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
+        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hw_hit), .target(hw_tgt));
+    always @(posedge clk) begin
+        if (st_free && in_any) begin
+            hdm_hit <= (in_idx == C_RWD) ? hw_hit : hq_hit;
+            hdm_tgt <= (in_idx == C_RWD) ? hw_tgt : hq_tgt;
+        end
+    end
 
     // ---------------------------------------------------------------- this port's outstanding table
     reg  [OT_DEPTH-1:0] ot_v;
     reg  [19:0]         ot_key [0:OT_DEPTH-1];   // {LD-ID, Tag}
     reg                 ot_drs [0:OT_DEPTH-1];
     reg  [11:0]         ot_req [0:OT_DEPTH-1];
-    reg                 ot_hit;                  // lookup of the response staged at this port
+    // lookup of the response staged at this port and the free entry: the lowest matching / free
+    // entry as a one-hot (prefix ORs, not an entry-by-entry priority scan) and its fields by AND-OR
+    wire [19:0]         s_key = {s_ldid, s_tag};
+    reg  [OT_DEPTH-1:0] ot_m;                    // valid entries holding the staged response's key
+    wire [OT_DEPTH-1:0] ot_moh, ot_foh;          // the lowest of them / the lowest free entry
+    reg                 ot_hit;
     reg  [OTI-1:0]      ot_hidx;
     reg                 ot_free;
     reg  [OTI-1:0]      ot_fidx;
+    reg                 ot_e_drs;
+    reg  [11:0]         ot_e_req;
     integer             q;
-    always @* begin
-        ot_hit = 1'b0; ot_hidx = {OTI{1'b0}}; ot_free = 1'b0; ot_fidx = {OTI{1'b0}};
-        for (q = OT_DEPTH - 1; q >= 0; q = q - 1) begin
-            if (ot_v[q] && ot_key[q] == {s_ldid, s_tag}) begin
-                ot_hit = 1'b1; ot_hidx = OTI'(q);
-            end
-            if (!ot_v[q]) begin
-                ot_free = 1'b1; ot_fidx = OTI'(q);
+    genvar              go;
+    generate
+        for (go = 0; go < OT_DEPTH; go = go + 1) begin : g_ot1h
+            if (go == 0) begin : g_0
+                assign ot_moh[go] = ot_m[go];
+                assign ot_foh[go] = !ot_v[go];
+            end else begin : g_n
+                assign ot_moh[go] = ot_m[go] && !(|ot_m[go-1:0]);
+                assign ot_foh[go] = !ot_v[go] && (&ot_v[go-1:0]);
             end
         end
+    endgenerate
+    always @* begin
+        for (q = 0; q < OT_DEPTH; q = q + 1) ot_m[q] = ot_v[q] && ot_key[q] == s_key;
+        ot_hit = |ot_m; ot_free = !(&ot_v);
+        ot_hidx = {OTI{1'b0}}; ot_fidx = {OTI{1'b0}}; ot_e_drs = 1'b0; ot_e_req = 12'd0;
+        for (q = 0; q < OT_DEPTH; q = q + 1) begin
+            ot_hidx  = ot_hidx | (ot_moh[q] ? OTI'(q) : {OTI{1'b0}});
+            ot_fidx  = ot_fidx | (ot_foh[q] ? OTI'(q) : {OTI{1'b0}});
+            ot_e_drs = ot_e_drs | (ot_moh[q] & ot_drs[q]);
+            ot_e_req = ot_e_req | (ot_moh[q] ? ot_req[q] : 12'd0);
+        end
     end
-    wire        ot_e_drs = ot_drs[ot_hidx];
-    wire [11:0] ot_e_req = ot_req[ot_hidx];
 
     // records from the ingress stages: one per cycle, round robin; the served request is compared
     // with every entry (a match is a tag conflict: the ingress answers it instead of recording)
@@ -250,37 +282,40 @@ module cxl_switch_port #(
     wire ot_ins = |(tq_done & tq_gnt) && !tq_match;
 
     // ---------------------------------------------------------------- route lookups (PBR)
-    reg  [11:0]  lk_dpid;
-    reg          rt_hit;
-    reg  [PW-1:0] rt_dst;
-    integer      r;
-    always @* begin
-        rt_hit = 1'b0; rt_dst = {PW{1'b0}};
-        for (r = NRT - 1; r >= 0; r = r - 1)
-            if (rt_valid[r] && rt_dpid[r*12 +: 12] == lk_dpid) begin
-                rt_hit = 1'b1; rt_dst = rt_port[r*PW +: PW];
+    // PBR route lookup of one DPID: an edge port (USP or DSP) whose own PID is the key routes to
+    // that port (the lowest such port), else the lowest valid route entry with that DPID gives the
+    // egress; {hit, port}. The compares run in parallel and the pick is a one-hot (running ORs,
+    // which the mapper balances) with an AND-OR select, not a chain of selects.
+    function automatic [PW:0] route(input [11:0] key, input [NRT-1:0] v, input [NRT*12-1:0] dpid,
+                                    input [NRT*PW-1:0] port, input [N*2-1:0] role, input [N*12-1:0] pid);
+        reg          pm, rm, pseen, rseen;
+        reg [PW-1:0] pdst, rdst;
+        integer      i;
+        begin
+            pseen = 1'b0; rseen = 1'b0; pdst = {PW{1'b0}}; rdst = {PW{1'b0}};
+            for (i = 0; i < N; i = i + 1) begin
+                pm    = role[i*2 +: 2] != ROLE_FAB && pid[i*12 +: 12] == key;
+                pdst  = pdst | ((pm && !pseen) ? PW'(i) : {PW{1'b0}});
+                pseen = pseen | pm;
             end
-        for (r = N - 1; r >= 0; r = r - 1)  // each edge port's own PID routes to it
-            if (cfg_role[r*2 +: 2] != ROLE_FAB && cfg_pid[r*12 +: 12] == lk_dpid) begin
-                rt_hit = 1'b1; rt_dst = PW'(r);
+            for (i = 0; i < NRT; i = i + 1) begin
+                rm    = v[i] && dpid[i*12 +: 12] == key;
+                rdst  = rdst | ((rm && !rseen) ? port[i*PW +: PW] : {PW{1'b0}});
+                rseen = rseen | rm;
             end
-    end
+            route = {pseen | rseen, pseen ? pdst : rdst};
+        end
+    endfunction
+    reg  [11:0]   lk_dpid;
+    wire          rt_hit;
+    wire [PW-1:0] rt_dst;
+    assign {rt_hit, rt_dst} = route(lk_dpid, rt_valid, rt_dpid, rt_port, cfg_role, cfg_pid);
     // requester of a request reaching a DSP (PBR: a USP's own PID, else the SPID), and its route
     // for a tag-conflict answer
-    wire [11:0]  rq_pbr = (my_role == ROLE_USP) ? my_pid : m_spid;
-    reg          rq_hit;
-    reg  [PW-1:0] rq_dst;
-    always @* begin
-        rq_hit = 1'b0; rq_dst = {PW{1'b0}};
-        for (r = NRT - 1; r >= 0; r = r - 1)
-            if (rt_valid[r] && rt_dpid[r*12 +: 12] == rq_pbr) begin
-                rq_hit = 1'b1; rq_dst = rt_port[r*PW +: PW];
-            end
-        for (r = N - 1; r >= 0; r = r - 1)
-            if (cfg_role[r*2 +: 2] != ROLE_FAB && cfg_pid[r*12 +: 12] == rq_pbr) begin
-                rq_hit = 1'b1; rq_dst = PW'(r);
-            end
-    end
+    wire [11:0]   rq_pbr = (my_role == ROLE_USP) ? my_pid : m_spid;
+    wire          rq_hit;
+    wire [PW-1:0] rq_dst;
+    assign {rq_hit, rq_dst} = route(rq_pbr, rt_valid, rt_dpid, rt_port, cfg_role, cfg_pid);
 
     // ---------------------------------------------------------------- decode and route
     reg         drop;

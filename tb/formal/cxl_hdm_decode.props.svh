@@ -6,11 +6,12 @@
 // with its decode-miss event, proven in switch_route).
 //
 // The remainder by 3 uses the module's own mod3 function: no SAT solver shows a 44-bit remainder
-// chain equal to a divider (or even to a re-encoded chain) in reasonable time. mod3 is proven
-// separately: it is Horner's rule r <- T(r, bit), MSB first, from r = 0, with one table T at
-// every step; mod3(x) == x % 3 for x = 0..7 pins all six entries T(r, b) = (2r + b) mod 3 for
-// r in {0, 1, 2} (x = 1..5 reach each entry once, the leading zeros T(0, 0)), and T maps {0, 1, 2}
-// into itself, so by induction over the bits mod3(x) == x mod 3 for every width.
+// tree equal to a divider in reasonable time. mod3 is proven separately: it maps every 2-bit digit
+// to its residue with one table D and sums the residues pairwise with one function m3 (padding
+// with 0); since 4^i = 1 (mod 3), the sum of the digits mod 3 is x mod 3 when D(d) = d mod 3 and
+// m3(a, b) = (a + b) mod 3 on residues. m3 is asserted on all nine residue pairs, and then
+// mod3(x) == x % 3 for x = 0..3 pins D (a one-digit x reaches the output through m3(v, 0) = v),
+// so by induction over the tree mod3(x) == x mod 3 for every width (x = 0..15 is checked too).
 //
 // Bound: for 3/6/12 ways the chunk index is limited to FV_HDM_CHUNK_BITS bits (default 24: HPA
 // offsets below 4 GB x granularity / 256 B). z3 needs ~4x longer per 8 more bits (16: 1 min,
@@ -28,8 +29,10 @@
     reg [3:0]        fv_eiw;
     reg [1:0]        fv_k;
     always @* begin
-        for (fv_v = 0; fv_v < 8; fv_v = fv_v + 1)
+        for (fv_v = 0; fv_v < 16; fv_v = fv_v + 1)
             assert (mod3(CW'(fv_v)) == 2'(fv_v % 3));
+        for (fv_v = 0; fv_v < 9; fv_v = fv_v + 1)
+            assert (m3(2'(fv_v / 3), 2'(fv_v % 3)) == 2'((fv_v / 3 + fv_v % 3) % 3));
         fv_hit = 1'b0;
         fv_tgt = 12'd0;
         fv_off = 52'd0; fv_chunk = {CW{1'b0}}; fv_way = {CW{1'b0}}; fv_k = 2'd0;
