@@ -1,8 +1,10 @@
 """Fault soak, CI version (`make soak` runs the 1,000,000-message one): 10,000 messages per flit
-mode through two cxl_link endpoints joined by faulty channels (bit errors at BER 1e-6, 1e-5 and
-1e-4, bursts, dropped and duplicated flits, wire stalls, consumer off periods that starve the
-sender of credits), and two negatives in which a duplicate or a corruption bypasses the link layer
-and the in-HDL checkers must report it. Each point prints its seed (SEED=<n> reproduces it)."""
+mode through two cxl_link endpoints joined by faulty channels, and 10,000 (requests and answers)
+through the 4-port switch with a faulty channel on each direction of every link (bit errors at
+BER 1e-6, 1e-5 and 1e-4, bursts, dropped and duplicated flits, wire stalls, consumer off periods
+that starve the sender of credits); and negatives in which a duplicate, a corruption or (switch) a
+lost request bypasses the link layer and the in-HDL checkers must report it. Each point prints
+its seed (SEED=<n> reproduces it)."""
 from __future__ import annotations
 
 import pytest
