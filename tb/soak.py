@@ -107,9 +107,11 @@ def switch_points(messages: int, spec_crc: bool = True) -> list[Point]:
     default (68B spec CRC) at BER 1e-4 without drops and duplicates."""
     pts: list[Point] = []
     per = max(1, -(-messages // (len(BERS) * 2 * SWITCH_FLOWS)))
+    # a short run is checked every 2,000 cycles (it ends within a few thousand cycles)
+    chunk = {"chunk": 2000} if per <= 1000 else {}
     for ber in BERS:
         pts.append(Point(f"switch68-ber{ber:.0e}", "switch", {"SEQ_CRC": 1},
-                         {"n_msgs": per, "ber": ber, **FAULTS}))
+                         {"n_msgs": per, "ber": ber, **FAULTS, **chunk}))
     if spec_crc:
         per = max(1, -(-messages // (4 * 2 * SWITCH_FLOWS)))
         pts.append(Point("switch68-speccrc-ber1e-04", "switch", {"SEQ_CRC": 0},
@@ -141,9 +143,12 @@ def negative_points() -> list[Point]:
               {**base, "n_msgs": 2000, "drop_p": 2e-3, "dup_p": 2e-3, "max_cycles": 200000}, "broken"),
         # through the switch (host 0 -> device 0, MemRd flow): a request sent twice (after its
         # answer, so the switch forwards it), a flipped MetaField bit, a request never sent
-        Point("neg-switch-dup", "switch", {"SEQ_CRC": 1}, {**base, "n_msgs": 40, "inj_dup_at": 9}, "dup"),
-        Point("neg-switch-flip", "switch", {"SEQ_CRC": 1}, {**base, "n_msgs": 40, "inj_flip_at": 7}, "flip"),
-        Point("neg-switch-skip", "switch", {"SEQ_CRC": 1}, {**base, "n_msgs": 40, "inj_skip_at": 5}, "skip"),
+        Point("neg-switch-dup", "switch", {"SEQ_CRC": 1},
+              {**base, "n_msgs": 40, "chunk": 2000, "inj_dup_at": 9}, "dup"),
+        Point("neg-switch-flip", "switch", {"SEQ_CRC": 1},
+              {**base, "n_msgs": 40, "chunk": 2000, "inj_flip_at": 7}, "flip"),
+        Point("neg-switch-skip", "switch", {"SEQ_CRC": 1},
+              {**base, "n_msgs": 40, "chunk": 2000, "inj_skip_at": 5}, "skip"),
     ]
 
 
@@ -161,7 +166,7 @@ def run_point(p: Point, opt: str, seed: int | None = None) -> dict[str, Any]:
         out = Path(tmp) / "soak.json"
         env = {"SOAK_CFG": json.dumps(p.cfg()), "SOAK_OUT": str(out)}
         try:
-            run_cocotb(top=top, sources=sources, test_module=mod, parameters=p.params,
+            run_cocotb(top=top, sources=sources, test_module=mod, parameters=p.params, includes=[LINK_HDL],
                        name=f"{top}-{opt.lstrip('-')}", seed=seed, extra_env=env,
                        build_args=["-y", str(hdl), "-y", str(LINK_HDL), "-CFLAGS", opt])
             ok, err = True, ""

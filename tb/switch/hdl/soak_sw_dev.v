@@ -33,19 +33,12 @@ module soak_sw_dev #(
     output wire [31:0]   n_ok, n_uniq, n_dup, n_reord, n_corrupt   // requests checked
 );
     `include "cxl_defs.vh"
+    `include "soak_fn.vh"
 
-    function automatic [63:0] xs(input [63:0] v);   // xorshift64
-        reg [63:0] x;
-        begin
-            x = v ^ (v << 13);
-            x = x ^ (x >> 7);
-            xs = x ^ (x << 17);
-        end
-    endfunction
     reg [63:0] rg;
     always @(posedge clk) begin
         if (rst) rg <= seed ^ (64'h9E6C63D0676A9A99 * 64'(DI + 1)) ^ 64'h7;
-        else     rg <= xs(rg);
+        else     rg <= soak_xs(rg);
     end
 
     wire [31:0] ck [0:1][0:4];

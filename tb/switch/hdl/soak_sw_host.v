@@ -41,24 +41,17 @@ module soak_sw_host #(
     output wire [31:0]   n_ok, n_uniq, n_dup, n_reord, n_corrupt   // answers checked
 );
     `include "cxl_defs.vh"
+    `include "soak_fn.vh"
     localparam integer DB = (ND == 4) ? 2 : (ND == 2) ? 1 : 0;
 
-    function automatic [63:0] xs(input [63:0] v);   // xorshift64
-        reg [63:0] x;
-        begin
-            x = v ^ (v << 13);
-            x = x ^ (x >> 7);
-            xs = x ^ (x << 17);
-        end
-    endfunction
     reg [63:0] rg, rp;   // per-cycle draws: rg for send/ready decisions, rp for device picks
     always @(posedge clk) begin
         if (rst) begin
             rg <= seed ^ (64'h5851F42D4C957F2D * 64'(HI + 1)) ^ 64'h3;
             rp <= seed ^ (64'h2545F4914F6CDD1D * 64'(HI + 1)) ^ 64'h5;
         end else begin
-            rg <= xs(rg);
-            rp <= xs(rp);
+            rg <= soak_xs(rg);
+            rp <= soak_xs(rp);
         end
     end
 

@@ -24,6 +24,7 @@ module soak_sw_msg #(
     output wire [511:0] o_data
 );
     `include "cxl_defs.vh"
+    `include "soak_fn.vh"
 
     generate
         if (CLS < 0 || CLS > 3) begin : g_bad_cls
@@ -66,21 +67,10 @@ module soak_sw_msg #(
           field(CXL_S2M_NDR_LDID_LSB, 4);
     localparam [127:0] R_HASH = carried((CLS == 3) ? 3 : 2, 0) & ~R_FIX;
 
-    function automatic [63:0] mix64(input [63:0] v);   // murmur3 finalizer
-        reg [63:0] x;
-        begin
-            x = v ^ (v >> 33);
-            x = x * 64'hFF51AFD7ED558CCD;
-            x = x ^ (x >> 33);
-            x = x * 64'hC4CEB9FE1A85EC53;
-            mix64 = x ^ (x >> 33);
-        end
-    endfunction
-
     // flow key: seed, (host, dev, request class), sequence number
     wire [63:0] k = seed ^ {26'd0, host, dev, 2'(RQ), s};
     function automatic [63:0] w(input [63:0] key, input integer i);
-        w = mix64(key + 64'h9E3779B97F4A7C15 * 64'(i + 1));
+        w = soak_mix64(key + 64'h9E3779B97F4A7C15 * 64'(i + 1));
     endfunction
 
     wire [127:0] q_rnd = {w(k, 1), w(k, 0)};
