@@ -11,13 +11,24 @@ import pytest
 
 from tb.soak import CI_OPT, ci_points, run_point
 
-POINTS = ci_points()
+POINTS = [p for p in ci_points() if p.top == "link"]
+SWITCH_POINTS = [p for p in ci_points() if p.top == "switch"]
+
+
+def check(point) -> None:
+    r = run_point(point, CI_OPT)
+    assert r["passed"], r.get("failure", r)
+    if point.expect == "clean":
+        assert r["messages"] == r["target"] and r["lost"] == r["duplicated"] == r["reordered"] == r["corrupted"] == 0, r
 
 
 @pytest.mark.rtl
 @pytest.mark.parametrize("point", POINTS, ids=[p.name for p in POINTS])
 def test_link_soak(point) -> None:
-    r = run_point(point, CI_OPT)
-    assert r["passed"], r.get("failure", r)
-    if point.expect == "clean":
-        assert r["messages"] == r["target"] and r["lost"] == r["duplicated"] == r["reordered"] == r["corrupted"] == 0, r
+    check(point)
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("point", SWITCH_POINTS, ids=[p.name for p in SWITCH_POINTS])
+def test_switch_soak(point) -> None:
+    check(point)
