@@ -28,7 +28,9 @@ def test_link_soak(point) -> None:
     check(point)
 
 
+# full tier (make sim, make test FULL=1): the switch soak top's build is about 3.5 CPU-minutes
 @pytest.mark.rtl
+@pytest.mark.full
 @pytest.mark.parametrize("point", SWITCH_POINTS, ids=[p.name for p in SWITCH_POINTS])
 def test_switch_soak(point) -> None:
     check(point)

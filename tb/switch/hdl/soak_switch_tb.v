@@ -21,6 +21,7 @@ module soak_switch_tb #(
     parameter integer RX_DEPTH      = 16,
     parameter integer REPLAY_DEPTH  = 32,
     parameter integer TIMEOUT_FLITS = 64,
+    parameter integer MAX_RETRY     = 31,    // every link's cxl_link MAX_RETRY (both ends), as the link soak
     parameter integer FLIT_W        = 528    // derived
 ) (
     input  wire         clk,
@@ -94,7 +95,8 @@ module soak_switch_tb #(
 
     cxl_switch #(.N(N), .NDEC(4), .NRT(8), .OT_DEPTH(OT_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
                  .FLIT_MODE(FLIT_MODE), .UP_MASK(UP_MASK), .RX_DEPTH(RX_DEPTH),
-                 .REPLAY_DEPTH(REPLAY_DEPTH), .TIMEOUT_FLITS(TIMEOUT_FLITS), .SEQ_CRC(SEQ_CRC)) u_sw (
+                 .REPLAY_DEPTH(REPLAY_DEPTH), .TIMEOUT_FLITS(TIMEOUT_FLITS), .SEQ_CRC(SEQ_CRC),
+                 .MAX_RETRY(MAX_RETRY)) u_sw (
         .clk(clk), .rst(r_rst), .cfg_valid(cfg_valid), .cfg_ready(cfg_ready), .cfg_write(cfg_write),
         .cfg_addr(cfg_addr), .cfg_wdata(cfg_wdata), .cfg_rvalid(cfg_rvalid), .cfg_rdata(cfg_rdata),
         .cfg_resp(cfg_resp), .tx_flit_valid(s_tx_v), .tx_flit_ready(s_tx_r), .tx_flit(s_tx_f),
@@ -135,7 +137,7 @@ module soak_switch_tb #(
             // partner endpoint: o_* = messages it sends into switch port p, i_* = messages it got
             cxl_switch_linkport #(.UP(HOST != 0 ? 0 : 1), .FLIT_MODE(FLIT_MODE), .RX_DEPTH(RX_DEPTH),
                                   .REPLAY_DEPTH(REPLAY_DEPTH), .TIMEOUT_FLITS(TIMEOUT_FLITS),
-                                  .SEQ_CRC(SEQ_CRC)) u_partner (
+                                  .SEQ_CRC(SEQ_CRC), .MAX_RETRY(MAX_RETRY)) u_partner (
                 .clk(clk), .rst(r_rst),
                 .c_in_valid(i_valid), .c_in_ready(i_ready), .c_in_hdr(i_hdr), .c_in_data(i_data),
                 .c_out_valid(o_valid), .c_out_ready(o_ready), .c_out_hdr(o_hdr), .c_out_data(o_data),
