@@ -193,10 +193,10 @@ test: check-chromium
 check-chromium:
 	@command -v $${CHROMIUM:-chromium} >/dev/null || { echo "error: chromium is missing: make test renders the HTML report in it (apt-get install chromium)"; exit 1; }
 
-# Fault soak of the link layer: >= 1,000,000 messages per flit mode (68B, 256B) under bit errors,
-# bursts, dropped/duplicated flits and credit starvation -> results/soak.json (CI runs a
-# 10,000-message version: tests/test_link_soak.py).
+# Fault soak of the link layer and the switch: >= 1,000,000 messages per flit mode (68B, 256B) and
+# >= 1,000,000 through the switch under bit errors, bursts, dropped/duplicated flits and credit
+# starvation -> results/soak.json (CI runs a 10,000-message version: tests/test_link_soak.py).
 .PHONY: soak
-## link-layer fault soak, 1,000,000 messages per flit mode -> results/soak.json
+## fault soak, 1,000,000 messages per flit mode and through the switch -> results/soak.json
 soak: $(STAMP) check-gen
-	@$(VPY) -m tb.soak --messages 1000000 --out $(RESULTS)/soak.json
+	@$(VPY) -m tb.soak --messages 1000000 --switch-messages 1000000 --out $(RESULTS)/soak.json

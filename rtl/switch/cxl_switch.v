@@ -19,7 +19,9 @@ module cxl_switch #(
     parameter integer RX_DEPTH      = 16,
     parameter integer REPLAY_DEPTH  = 32,
     parameter integer TIMEOUT_FLITS = 4096,
-    parameter integer FLIT_W        = (FLIT_MODE != 0) ? 2048 : 528
+    parameter integer FLIT_W        = (FLIT_MODE != 0) ? 2048 : 528,
+    parameter integer SEQ_CRC       = (FLIT_MODE != 0) ? 1 : 0, // every port's cxl_link SEQ_CRC
+    parameter integer MAX_RETRY     = 16    // every port's cxl_link MAX_RETRY (RETRY.Req attempts), 1..31
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -74,7 +76,8 @@ module cxl_switch #(
         for (p = 0; p < N; p = p + 1) begin : g_port
             cxl_switch_linkport #(.UP(UP_MASK[p] ? 1 : 0), .PBR(PBR_MASK[p] ? 1 : 0),
                                   .FLIT_MODE(FLIT_MODE), .RX_DEPTH(RX_DEPTH), .REPLAY_DEPTH(REPLAY_DEPTH),
-                                  .TIMEOUT_FLITS(TIMEOUT_FLITS)) u_lp (
+                                  .TIMEOUT_FLITS(TIMEOUT_FLITS), .SEQ_CRC(SEQ_CRC),
+                                  .MAX_RETRY(MAX_RETRY)) u_lp (
                 .clk(clk), .rst(rst),
                 .c_in_valid(c_in_valid[p*4 +: 4]), .c_in_ready(c_in_ready[p*4 +: 4]),
                 .c_in_hdr(c_in_hdr[p*512 +: 512]), .c_in_data(c_in_data[p*1024 +: 1024]),

@@ -11,7 +11,12 @@ module cxl_switch_linkport #(
     parameter integer RX_DEPTH      = 16,
     parameter integer REPLAY_DEPTH  = 32,
     parameter integer TIMEOUT_FLITS = 4096,
-    parameter integer FLIT_W        = (FLIT_MODE != 0) ? 2048 : 528
+    parameter integer FLIT_W        = (FLIT_MODE != 0) ? 2048 : 528,
+    // cxl_link SEQ_CRC: 1 folds the flit sequence number into the CRC (ours), 0 the spec CRC;
+    // both ends of a link must agree. Default as cxl_link: 0 for 68B, 1 for 256B.
+    parameter integer SEQ_CRC       = (FLIT_MODE != 0) ? 1 : 0,
+    // cxl_link MAX_RETRY: RETRY.Req attempts before link_fatal, 1..31 (cxl_link refuses others)
+    parameter integer MAX_RETRY     = 16
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -79,7 +84,8 @@ module cxl_switch_linkport #(
     assign unsup      = (|junk1) | (|bad);
 
     cxl_link #(.FLIT_MODE(FLIT_MODE), .ROLE(UP), .PBR(PBR), .REPLAY_DEPTH(REPLAY_DEPTH),
-               .RX_DEPTH(RX_DEPTH), .TIMEOUT_FLITS(TIMEOUT_FLITS)) u_link (
+               .RX_DEPTH(RX_DEPTH), .TIMEOUT_FLITS(TIMEOUT_FLITS), .SEQ_CRC(SEQ_CRC),
+               .MAX_RETRY(MAX_RETRY)) u_link (
         .clk(clk), .rst(rst),
         .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_hdr(tx_hdr), .tx_data(tx_data),
         .rx_valid(rx_valid), .rx_ready(rx_ready), .rx_hdr(rx_hdr), .rx_data(rx_data),

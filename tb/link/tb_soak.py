@@ -38,6 +38,46 @@ def verdict(r: dict[str, int], target: int) -> dict[str, int]:
             "fatal": r["a_fatal"] | r["b_fatal"]}
 
 
+def set_knobs(dut, cfg: dict, seed: int, ints: tuple[str, ...] = ()) -> None:
+    """Drive the soak top's knob inputs from SOAK_CFG (probabilities as fixed point: per cycle
+    x 2^16, per flit x 2^32; BER as 1/BER); `ints` are integer knobs (negative-test injections).
+    Shared by the link and switch soak tops, which name their knobs the same."""
+    dut.seed.value = (seed * 0x9E3779B97F4A7C15) & (2**64 - 1) or 1
+    for name, default in (("n_msgs", 1000), ("gen_p", 0.5), ("rdy_on_p", 0.05), ("rdy_off_p", 0.005),
+                          ("stall_p", 0.0)):
+        v = cfg.get(name, default)
+        getattr(dut, name).value = int(v) if name == "n_msgs" else min(65535, int(round(v * 65536)))
+    ber = cfg.get("ber", 0.0)
+    dut.ber_inv.value = int(round(1.0 / ber)) if ber else 0
+    for name in ("burst_p", "drop_p", "dup_p"):
+        getattr(dut, name).value = min(2**32 - 1, int(round(cfg.get(name, 0.0) * 2**32)))
+    for name in ints:
+        getattr(dut, name).value = int(cfg.get(name, 0))
+
+
+def write_result(dut, cfg: dict, res: dict) -> None:
+    """Log the point's result and write it to SOAK_OUT (read by tb.soak)."""
+    dut._log.info(f"soak {cfg.get('name')}: {json.dumps(res)}")
+    out = os.environ.get("SOAK_OUT")
+    if out:
+        with open(out, "w") as f:
+            json.dump(res, f, indent=1)
+
+
+def check_negative(expect: str, res: dict, bad: dict) -> None:
+    """A negative point: the fault injected past the link layer must show up at the checkers."""
+    if expect == "dup":
+        assert res["duplicated"] >= 1, f"an injected duplicate was not caught: {res}"
+    elif expect == "flip":
+        assert res["corrupted"] >= 1, f"an injected corruption was not caught: {res}"
+    elif expect == "skip":
+        assert res["lost"] >= 1 and res["reordered"] >= 1, f"an injected loss was not caught: {res}"
+    elif expect == "broken":
+        assert bad, f"an unprotected link with dropped/duplicated flits passed the checks: {res}"
+    else:
+        raise AssertionError(f"unknown expect {expect!r}")
+
+
 @cocotb.test(timeout_time=int(os.environ.get("SOAK_TIMEOUT_US", "600000")), timeout_unit="us")
 async def soak(dut):
     cfg = json.loads(os.environ["SOAK_CFG"])
@@ -45,20 +85,7 @@ async def soak(dut):
     dut._log.info(f"soak {cfg.get('name')}: random seed: reproduce with SEED={base_seed()} (knobs {cfg})")
     Clock(dut.clk, 1, unit="ns").start()
     dut.rst.value = 1
-    dut.seed.value = (seed * 0x9E3779B97F4A7C15) & (2**64 - 1) or 1
-    n_streams = None
-    for name, key, default in (("n_msgs", "n_msgs", 1000), ("gen_p", "gen_p", 0.5),
-                               ("rdy_on_p", "rdy_on_p", 0.05), ("rdy_off_p", "rdy_off_p", 0.005),
-                               ("stall_p", "stall_p", 0.0)):
-        v = cfg.get(key, default)
-        sig = getattr(dut, name)
-        sig.value = int(v) if name == "n_msgs" else min(65535, int(round(v * 65536)))
-    ber = cfg.get("ber", 0.0)
-    dut.ber_inv.value = int(round(1.0 / ber)) if ber else 0
-    for name in ("burst_p", "drop_p", "dup_p"):
-        getattr(dut, name).value = min(2**32 - 1, int(round(cfg.get(name, 0.0) * 2**32)))
-    dut.inj_dup_at.value = int(cfg.get("inj_dup_at", 0))
-    dut.inj_flip_at.value = int(cfg.get("inj_flip_at", 0))
+    set_knobs(dut, cfg, seed, ("inj_dup_at", "inj_flip_at"))
     await ClockCycles(dut.clk, 8)
     dut.rst.value = 0
     await ClockCycles(dut.clk, 2)
@@ -91,22 +118,12 @@ async def soak(dut):
     res["retries"] = r["a_retry"] + r["b_retry"]
     res["crc_errors"] = r["a_crc_err"] + r["b_crc_err"]
     res["msgs_per_s"] = round(res["messages"] / wall, 1) if wall > 0 else 0.0
-    dut._log.info(f"soak {cfg.get('name')}: {json.dumps(res)}")
-    out = os.environ.get("SOAK_OUT")
-    if out:
-        with open(out, "w") as f:
-            json.dump(res, f, indent=1)
+    write_result(dut, cfg, res)
     expect = cfg.get("expect", "clean")
     bad = {k: res[k] for k in ("lost", "duplicated", "reordered", "corrupted", "fatal") if res[k]}
     if expect == "clean":
         assert not bad, f"soak {cfg.get('name')}: {bad}"
         assert r["a_proto_err"] == 0 and r["b_proto_err"] == 0, r
         assert not (r["a_overflow"] or r["b_overflow"] or r["a_credit_err"] or r["b_credit_err"]), r
-    elif expect == "dup":
-        assert res["duplicated"] >= 1, f"an injected duplicate was not caught: {res}"
-    elif expect == "flip":
-        assert res["corrupted"] >= 1, f"an injected corruption was not caught: {res}"
-    elif expect == "broken":
-        assert bad, f"an unprotected link with dropped/duplicated flits passed the checks: {res}"
     else:
-        raise AssertionError(f"unknown expect {expect!r}")
+        check_negative(expect, res, bad)

@@ -34,14 +34,7 @@ module soak_chan #(
     output reg  [31:0]  n_drops,
     output reg  [31:0]  n_dups
 );
-    function automatic [63:0] xs(input [63:0] v);
-        reg [63:0] x;
-        begin
-            x = v ^ (v << 13);
-            x = x ^ (x >> 7);
-            xs = x ^ (x << 17);
-        end
-    endfunction
+    `include "soak_fn.vh"
 
     reg [63:0]  rg;         // per-cycle draws
     reg [63:0]  rm;         // error-pattern draws
@@ -87,9 +80,9 @@ module soak_chan #(
     integer     st, ln, bi;
     always @(posedge clk) begin
         if (rst) begin
-            rg       <= xs(seed ^ 64'hD1B54A32D192ED03);
-            r_n       = xs(xs(seed ^ 64'h8CB92BA72F3D8DD7));
-            rm       <= xs(r_n);
+            rg       <= soak_xs(seed ^ 64'hD1B54A32D192ED03);
+            r_n       = soak_xs(soak_xs(seed ^ 64'h8CB92BA72F3D8DD7));
+            rm       <= soak_xs(r_n);
             gap      <= geo(r_n, ber_inv);
             mask     <= {W{1'b0}};
             nflip    <= 32'd0;
@@ -105,7 +98,7 @@ module soak_chan #(
             n_drops     <= 32'd0;
             n_dups      <= 32'd0;
         end else begin
-            rg    <= xs(rg);
+            rg    <= soak_xs(rg);
             stall <= (rg[15:0] < stall_p);
             if (dup_pend) dup_pend <= 1'b0;
             if (xfer) begin
@@ -126,8 +119,8 @@ module soak_chan #(
                 end
                 // decisions and error pattern for the next flit
                 drop_nx <= (rg[47:16] < drop_p);
-                dup_nx  <= (xs(rg) [31:0] < dup_p);
-                b_n = (xs(xs(rg)) [31:0] < burst_p);
+                dup_nx  <= (soak_xs(rg) [31:0] < dup_p);
+                b_n = (soak_xs(soak_xs(rg)) [31:0] < burst_p);
                 m_n = {W{1'b0}};
                 f_n = 32'd0;
                 g_n = gap;
@@ -135,11 +128,11 @@ module soak_chan #(
                 while (g_n < 64'(W)) begin
                     m_n[g_n[31:0]] = 1'b1;
                     f_n = f_n + 32'd1;
-                    r_n = xs(r_n);
+                    r_n = soak_xs(r_n);
                     g_n = g_n + 64'd1 + geo(r_n, ber_inv);
                 end
                 if (b_n) begin
-                    r_n = xs(r_n);
+                    r_n = soak_xs(r_n);
                     st  = 32'(r_n[31:0] % 32'(W));
                     ln  = 2 + 32'(r_n[37:32]);              // 2..65, at most 64
                     if (ln > 64) ln = 64;
@@ -155,7 +148,7 @@ module soak_chan #(
                 nflip   <= f_n;
                 burst_m <= b_n;
                 gap     <= g_n - 64'(W);
-                rm      <= xs(r_n);
+                rm      <= soak_xs(r_n);
             end
         end
     end

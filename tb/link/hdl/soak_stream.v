@@ -51,6 +51,7 @@ module soak_stream #(
     output reg  [31:0]  n_corrupt
 );
     `include "cxl_defs.vh"
+    `include "soak_fn.vh"
 
     localparam integer DATA = (CLS == 2 || CLS == 5) ? 1 : 0;
 
@@ -135,23 +136,13 @@ module soak_stream #(
     localparam [127:0] FLIPM = lowest(CMASK & ~IDM & ~128'd1);
 
     // ---------------------------------------------------------------- content of message s
-    function automatic [63:0] mix64(input [63:0] v);   // murmur3 finalizer
-        reg [63:0] x;
-        begin
-            x = v ^ (v >> 33);
-            x = x * 64'hFF51AFD7ED558CCD;
-            x = x ^ (x >> 33);
-            x = x * 64'hC4CEB9FE1A85EC53;
-            mix64 = x ^ (x >> 33);
-        end
-    endfunction
     function automatic [639:0] content(input [63:0] sd, input [31:0] s);
         reg [63:0] k;
         integer i;
         begin
             k = sd ^ ({32'(SID), 32'd0} + {32'd0, s});
             for (i = 0; i < 10; i = i + 1)
-                content[i*64 +: 64] = mix64(k + 64'h9E3779B97F4A7C15 * 64'(i + 1));
+                content[i*64 +: 64] = soak_mix64(k + 64'h9E3779B97F4A7C15 * 64'(i + 1));
             // header: carried fields hashed, id = s mod 4096; no line for header classes
             content[127:0] = (content[127:0] & CMASK & ~IDM) | ({116'd0, s[11:0]} << IDL);
             if (DATA == 0) content[639:128] = 512'd0;
@@ -159,14 +150,6 @@ module soak_stream #(
     endfunction
 
     // ---------------------------------------------------------------- random draws (xorshift64)
-    function automatic [63:0] xs(input [63:0] v);
-        reg [63:0] x;
-        begin
-            x = v ^ (v << 13);
-            x = x ^ (x >> 7);
-            xs = x ^ (x << 17);
-        end
-    endfunction
     reg [63:0] rg;
 
     // ---------------------------------------------------------------- generator
@@ -200,7 +183,7 @@ module soak_stream #(
             hi        <= 32'd0;
             seen      <= 64'd0;
         end else begin
-            rg <= xs(rg);
+            rg <= soak_xs(rg);
             // generator: a presented message stays until taken
             if (tx_valid && tx_ready) begin
                 n_sent   <= n_sent + 32'd1;
