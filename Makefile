@@ -148,7 +148,7 @@ formal: $(STAMP)
 
 # Testplans (tb/*/testplan.yaml) against the last `make test`: its junit/cocotb results, its
 # functional-coverage dumps and the last `make coverage` summary; reruns nothing.
-## testplans (tb/*/testplan.yaml) against the last make test (+ make coverage) -> results/signoff/
+## testplans (tb/*/testplan.yaml) against the last full regression (make test FULL=1 or make sim; + make coverage) -> results/signoff/
 signoff: $(STAMP)
 	@$(VPY) -m tools.signoff --results $(RESULTS)
 
