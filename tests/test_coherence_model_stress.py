@@ -71,7 +71,10 @@ def test_stress_error_injection(seed: int) -> None:
 
 
 def test_stress_issues_every_request_type() -> None:
+    """Every request type goes through the home under heavy conflicts. The run chases opcodes not
+    yet issued (run_random chase_ops): plain random issue misses CacheFlushed, legal only while a
+    device holds and awaits nothing, in 33 of 40 seeds (SEED=1 among them)."""
     seed = _seeds(1, 500)[0]
-    r = _run(HEAVY, seed)
+    r = _run(HEAVY, seed, chase_ops=True)
     seen = {int(k[4:]) for k in r.stats if k.startswith("req_")}
     assert seen == {int(op) for op in REQUEST_OPS}, sorted(D2HReqOp(o).name for o in set(map(int, REQUEST_OPS)) - seen)

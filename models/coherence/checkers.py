@@ -22,6 +22,7 @@ from models.coherence.protocol import (
     GO_CLASS,
     ILLEGAL_RSP_TAKEN_AS,
     LEGAL_SNOOP_RSPS,
+    LINELESS_OPS,
     PULL_CLASS,
     REQUEST_OPS,
     WRITABLE,
@@ -264,7 +265,10 @@ class OrderingChecker(_Checker):
             return
         m = ev.msg
         if isinstance(m, CD2HReq):
-            self.req_addr[(m.port, m.cqid)] = m.addr
+            if m.opcode in LINELESS_OPS:   # CacheFlushed names no line (its address field is 0)
+                self.req_addr.pop((m.port, m.cqid), None)
+            else:
+                self.req_addr[(m.port, m.cqid)] = m.addr
         elif isinstance(m, CH2DReq):
             if any(s[0] == m.addr and p == m.port for (p, _), s in self.snoops.items()):
                 self._fail(f"t={ev.t}: second snoop to dev{m.port} for line {m.addr:#x} while one is pending")
