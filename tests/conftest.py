@@ -29,7 +29,7 @@ _RTL_FILE_ORDER = ("test_cosim_hil", "test_cosim", "test_switch", "test_link256"
 _LONG_FIRST = (
     "test_switch.py::test_switch_cascade",                        # 314
     "test_cosim_hil.py::test_flit_links_in_the_loop_with_bit_errors",  # 195
-    "test_link_soak.py::test_link_soak[link256-ber1e-06]",       # 177
+    "test_link_soak.py::test_link_soak[link256-ber1e-06]",       # 171 (full regression)
     "test_bridge.py::test_bridge_through_cxl_link",               # 137
     "test_switch.py::test_switch_core[8]",                        # 125 (full regression)
     "test_link.py::test_link256_loopback[LoopbackTest]",          # 111
