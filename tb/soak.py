@@ -36,8 +36,9 @@ no drops or duplicates; the `broken` negative test shows what happens when they 
 68B links use the spec CRC unless built with SEQ_CRC=1: the switch points with every fault use
 SEQ_CRC=1 on all 8 link endpoints; `switch68-speccrc` is the switch as built by default, without
 drops and duplicates. Every link of both tops runs with TIMEOUT_FLITS=64 (spec minimum 4096): a
-retry that waits for the timeout costs 64 flits, not 4096. MAX_RETRY is 31 in the link top and
-cxl_link's default 16 in the switch (cxl_switch does not pass it).
+retry that waits for the timeout costs 64 flits, not 4096. MAX_RETRY is 31 on every link of both
+tops: at BER 1e-4 half the 68B retry attempts fail (13 flits must arrive clean,
+models.cxl.link.retry_attempt_failure_68b), and 16 failures in a row end a link with MAX_RETRY 16.
 
 Negatives (the checkers must report the fault): a duplicate and a corruption injected past the
 link layer (link), a spec-CRC link with drops and duplicates (link), and through the switch a

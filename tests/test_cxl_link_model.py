@@ -9,7 +9,9 @@ import pytest
 from models.cxl import flit68 as f
 from models.cxl import flit256 as f256
 from models.cxl.crc import flit68_crc_ok
-from models.cxl.link import LOCAL_IDLE, NORMAL, LinkEndpoint, LinkError
+from models.cxl.link import (
+    LOCAL_IDLE, NORMAL, LinkEndpoint, LinkError, retry_attempt_failure_68b, retry_exhaustion_68b,
+)
 from models.cxl.messages import CLASS_OF, MESSAGES, NCLS, ROLE_DOWN, ROLE_UP, RSVD, SPECS
 
 MODES = ["68B", "256B"]
@@ -252,3 +254,49 @@ def test_loopback_68b_mdh_and_one_per_class(options: dict) -> None:  # type: ign
     assert sum(ep.stats.rx_crc_errors for ep in h.ep.values()) > 0
     if options.get("mdh"):
         assert sum(ep.stats.tx_adf for ep in h.ep.values()) > 0
+
+
+@pytest.mark.parametrize("ber", [1e-4, 3e-5])
+def test_retry_attempt_failure_matches_the_13_clean_flit_rule(ber: float) -> None:
+    """Under independent bit errors a 68B retry attempt fails when any of its 13 flits is hit
+    (5 Frames + Req out, 5 Frames + Ack back, the first replayed flit): about half the attempts
+    at BER 1e-4, which is why runs of 16 failed attempts end links with MAX_RETRY 16 there
+    (tb/link/README.md). Measured on the model: failed attempts = Reqs sent - episodes (Reqs with
+    NUM_RETRY 0)."""
+    import math
+
+    seed = 2024
+    h = Harness("68B", seed, rx_credits=8, retry_timeout=40, max_num_retry=31, max_num_phy_reinit=31)
+    rng = random.Random(seed + 1)
+    log_keep = math.log1p(-ber)
+
+    def wire(flit: int) -> int:  # independent errors: geometric gaps between flipped bits
+        pos = -1
+        while True:
+            pos += 1 + int(math.log(1.0 - rng.random()) / log_keep)
+            if pos >= f.FLIT_W:
+                return flit
+            flit ^= 1 << pos
+
+    h.wire = wire  # type: ignore[method-assign]
+    first = total = 0
+    for ep in h.ep.values():
+        def step(ep: LinkEndpoint = ep, orig: Callable[[], int] = ep._ctl_step) -> int:
+            nonlocal first, total
+            if ep._ctl_seq and ep._ctl_seq[0] == "req":
+                total += 1
+                first += ep.num_retry == 0
+            return orig()
+        ep._ctl_step = step  # type: ignore[method-assign]
+    for i in range(60_000):
+        if i % 200 == 0 and all(sum(len(q) for q in ep.tx_q) < 20 for ep in h.ep.values()):
+            h.load(4)
+        h.step()
+    measured = (total - first) / total
+    expect = retry_attempt_failure_68b(ber)
+    sigma = math.sqrt(expect * (1 - expect) / total)
+    print(f"BER {ber}: {total} attempts, {first} episodes, failure {measured:.3f}, formula {expect:.3f} "
+          f"(+-{sigma:.3f})")
+    assert total > 200, "too few retry attempts to measure"
+    assert abs(measured - expect) < max(5 * sigma, 0.02)
+    assert retry_exhaustion_68b(ber, 16) == pytest.approx(expect ** 16)

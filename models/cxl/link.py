@@ -70,6 +70,37 @@ LLRB_MAX = 256
 ACK_MAX_68B = 255
 
 
+# Flits that must all arrive CRC-clean for one 68B retry attempt to end the retry: our
+# FRAMES_PER_SEQ RETRY.Frame + RETRY.Req reach the peer, its Frames + RETRY.Ack come back (a Frame
+# hit breaks the run of consecutive Frames that frames the Req/Ack, cxl-flits.md), and the first
+# replayed flit arrives (a CRC error on it starts the next attempt with NUM_RETRY not reset:
+# NUM_RETRY returns to 0 only on a good retryable flit or an Ack with Empty set).
+RETRY_ATTEMPT_FLITS_68B = 2 * (FRAMES_PER_SEQ + 1) + 1
+
+
+def retry_attempt_failure_68b(ber: float, flit_bits: int = f68.FLIT_W) -> float:
+    """Probability that one 68B retry attempt fails under independent bit errors at ``ber``.
+
+    Any of the RETRY_ATTEMPT_FLITS_68B flits hit fails the attempt (a lost Req or Ack ends in
+    the retry timeout, a hit replayed flit in a new Req): 1 - (1 - q)^13 with q the probability
+    that a flit of ``flit_bits`` has at least one error. At BER 1e-4 q is 5.1 % and an attempt
+    fails about half the time; at 1e-5, 6.6 %.
+    """
+    if not 0.0 <= ber < 1.0:
+        raise ValueError("ber is a probability in [0, 1)")
+    q = 1.0 - (1.0 - ber) ** flit_bits
+    return 1.0 - (1.0 - q) ** RETRY_ATTEMPT_FLITS_68B
+
+
+def retry_exhaustion_68b(ber: float, max_retry: int, flit_bits: int = f68.FLIT_W) -> float:
+    """Probability that one retry episode (a CRC error in NORMAL) sends ``max_retry`` Reqs and
+    every one fails: the chance per episode that a link without PHY re-init (cxl_link's
+    link_fatal at MAX_RETRY) gives up, attempts taken as independent."""
+    if not 0 < max_retry < 32:
+        raise ValueError("NUM_RETRY is a 5-bit counter: max_retry is 1..31")
+    return retry_attempt_failure_68b(ber, flit_bits) ** max_retry
+
+
 class LinkError(RuntimeError):
     """A link protocol violation seen by the model (overflow, bad sequence, second INIT...)."""
 
@@ -588,5 +619,6 @@ def run_pair(a: LinkEndpoint, b: LinkEndpoint, steps: int, wire_ab: WireFn | Non
             a.rx_flit(fb)
 
 
-__all__ = ["LinkEndpoint", "LinkError", "LinkStats", "run_pair", "NORMAL", "LLRREQ", "LOCAL_IDLE", "ABORT",
+__all__ = ["LinkEndpoint", "LinkError", "LinkStats", "run_pair", "retry_attempt_failure_68b", "retry_exhaustion_68b",
+           "RETRY_ATTEMPT_FLITS_68B", "NORMAL", "LLRREQ", "LOCAL_IDLE", "ABORT",
            "LLRACK", "RRSM_NORMAL"]
