@@ -22,9 +22,6 @@ from models.cxl import flit256 as f2
 from models.cxl.crc import flit256_with_crc
 from models.cxl.messages import (CLASS_OF, CXL_DATA_W, CXL_HDR_W, MESSAGES, NCLS, ROLE_DOWN, RSVD,
                                  SPECS, TRAILER_W, CxlMessage)
-from collections.abc import Iterable, Mapping
-
-from tb.common.coverage import Covergroup, dump
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp, content
 from tb.common.vr_agent import Beat
@@ -232,14 +229,3 @@ class FlowCoverage(uvm_component):
         self.last = beat.cycle
         if "flow" in self.cov.groups and values:
             self.cov.groups["flow"].sample(**values)
-
-
-def dump_kinds(test: str, stats: Mapping[str, int], kinds: Iterable[str]) -> Covergroup:
-    """The flit kinds a test must see, as a covergroup (one bin per kind, hits from ``stats``)
-    dumped for `make signoff`; the caller still asserts each kind was seen."""
-    cg = Covergroup("kinds")
-    cp = cg.coverpoint("kind", bins=list(kinds))
-    cp.hits = {k: int(stats.get(k, 0)) for k in cp.bins}
-    cg.samples = sum(cp.hits.values())
-    dump(cg, test)
-    return cg
