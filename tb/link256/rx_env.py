@@ -12,7 +12,8 @@ in-sequence flits). The stimulus has idle cycles (``flit_valid`` low, random jun
   (models.cxl.flit256.unpack_flit256 with the partner's role; its receiver state advances only on
   a committed legal flit, as the RTL's): CRC verdict; for a CRC-clean flit the model rejects, or
   one the RTL documents as unsupported (data rolling over into the next flit, LLCTRL, an ACK count
-  above 255, more than MAXM messages of a class), proto_err and nothing else; otherwise the
+  above 255, more than MAXM messages of a class), proto_err and nothing else (``retryable`` left
+  open); otherwise the
   messages per class (wire bits and data line), the credits for our classes, the ack count and the
   control kind.
 * ``outs`` (:class:`RxOutputs`): the same view of the DUT outputs (runs expanded into messages,
@@ -335,7 +336,9 @@ class RxPredictor(uvm_component):
             verdict = "unsupported" if reason else "legal"
         if reason is not None:
             exp["proto_err"] = 1
-            exp["retryable"] = DONT_CARE   # the RTL header leaves it open for a rejected flit
+            # Left open: the RTL's header says every output but crc_ok / proto_err reads zero
+            # for a rejected flit, but its retryable is the flit type (cxl_link ignores it then).
+            exp["retryable"] = DONT_CARE
         elif res is not None and res.crc_ok:
             self._expect(exp, res)
             if commit:
