@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter, deque
+from collections.abc import Iterator
 from typing import Any
 
 import cocotb
@@ -127,7 +128,7 @@ def nop_flit(rng: random.Random) -> int:
 class RxItemSeq(uvm_sequence):
     """Sends the items of :meth:`items` (generated lazily, so stateful generators stay in step)."""
 
-    def items(self) -> Any:
+    def items(self) -> Iterator[VRItem]:
         raise NotImplementedError
 
     async def body(self) -> None:
@@ -145,7 +146,7 @@ class RxModelSeq(RxItemSeq):
         super().__init__(name)
         self.cfg, self.rng, self.n, self.p_hold = cfg, rng, n, p_hold
 
-    def items(self) -> Any:
+    def items(self) -> Iterator[VRItem]:
         rng = self.rng
         snd = ModelSender(self.cfg, rng)
         for _ in range(self.n):
@@ -167,7 +168,7 @@ class RxCrcSeq(RxItemSeq):
         self.cfg, self.rng = cfg, rng
         self.width = 8 * f2.FLIT_BYTES
 
-    def items(self) -> Any:
+    def items(self) -> Iterator[VRItem]:
         snd = ModelSender(self.cfg, self.rng)
         snd.refill(p_trailer=0.2)
         snd.refill(p_trailer=0.2)
@@ -185,7 +186,7 @@ class RxMutationSeq(RxItemSeq):
         super().__init__(name)
         self.cfg, self.rng, self.n = cfg, rng, n
 
-    def items(self) -> Any:
+    def items(self) -> Iterator[VRItem]:
         rng = self.rng
         snd = ModelSender(self.cfg, rng)
         hdr_bits = 8 * f2.slot_range(0)[0]
@@ -240,7 +241,7 @@ class RxNegativeSeq(RxItemSeq):
         self.cases.append((name, verdict))
         return rx_item(flit, commit)
 
-    def items(self) -> Any:
+    def items(self) -> Iterator[VRItem]:
         cfg, rng = self.cfg, self.rng
         good1 = single_msg_slot(cfg, "G", 1, rng)
         fmt_bits = ~0xF

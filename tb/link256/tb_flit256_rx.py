@@ -70,6 +70,10 @@ class RxModelFlits(RxTestBase):
     def sequence(self) -> uvm_sequence:
         return RxModelSeq("model", self.cfg, self.rng, n=300)
 
+    def check_phase(self) -> None:
+        bad = {v: n for v, n in self.env.pred.stats.items() if v != "legal"}
+        assert not bad, f"the model packer's flits are not all legal and supported: {bad}"
+
 
 @pyuvm.test(timeout_time=500, timeout_unit="us")
 class RxCrcSingleBit(RxTestBase):
