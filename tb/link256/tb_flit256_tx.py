@@ -19,7 +19,7 @@ from pyuvm import uvm_sequence, uvm_test
 
 from tb.common.clock import ClockReset
 from tb.common.seeds import announce_seed, named_rng
-from tb.link256.common import Corrupter, CtlKind, cfg_from_dut, idle_pattern, refresh_crc
+from tb.link256.common import Corrupter, cfg_from_dut, idle_pattern, refresh_crc
 from tb.link256.tx_env import CTL_KINDS, TxEnv, TxFlitSeq
 
 
@@ -81,7 +81,7 @@ class TxScoreboardCatchesCorruption(TxTestBase):
     corrupt_index = 17
 
     def sequence(self) -> uvm_sequence:
-        return TxFlitSeq("mix", self.cfg, self.rng, n=40, kinds=(CtlKind.NONE,))
+        return TxFlitSeq("mix", self.cfg, self.rng, n=40)
 
     def end_of_elaboration_phase(self) -> None:
         env = self.env
