@@ -75,7 +75,7 @@ def mid_of(role: int, c: int) -> str:
 def trailer_flag(mid: str) -> str | None:
     """Header field (BEP / TRP) whose value 1 makes message `mid` carry a trailer slot (the model's
     table)."""
-    return f2._TRAILER_FLAG.get(mid)
+    return f2.TRAILER_FLAG.get(mid)
 
 
 def has_trailer(m: CxlMessage) -> bool:
