@@ -16,14 +16,16 @@ from enum import IntEnum
 from typing import Any
 
 import cocotb
-from pyuvm import uvm_component
+from pyuvm import uvm_component, uvm_env, uvm_sequence, uvm_sequencer, uvm_test
 
 from models.cxl import flit256 as f2
 from models.cxl.crc import flit256_with_crc
 from models.cxl.messages import (CLASS_OF, CXL_DATA_W, CXL_HDR_W, MESSAGES, NCLS, ROLE_DOWN, RSVD,
                                  SPECS, TRAILER_W, CxlMessage)
+from tb.common.clock import ClockReset
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp, content
+from tb.common.seeds import announce_seed, named_rng
 from tb.common.vr_agent import Beat
 
 HDR_W = CXL_HDR_W     # one class lane of msg_hdr
@@ -229,3 +231,53 @@ class FlowCoverage(uvm_component):
         self.last = beat.cycle
         if "flow" in self.cov.groups and values:
             self.cov.groups["flow"].sample(**values)
+
+
+class Link256Env(uvm_env):
+    """What the TX and RX environments share: the DUT's parameters, the stimulus driver's idle
+    pattern and the covergroups a test asks for (subclasses build their agents from these)."""
+
+    def __init__(self, name: str, parent: Any, cfg: Cfg, idle: Pattern,
+                 groups: tuple[str, ...] = ()) -> None:
+        super().__init__(name, parent)
+        self.cfg = cfg
+        self.idle = idle
+        self.groups = groups
+
+
+class Link256TestBase(uvm_test):
+    """Builds ``env_cls`` from the DUT's parameters, resets the DUT, runs ``sequence()`` on
+    ``stimulus_sequencer()`` and waits for the scoreboard to drain. Subclasses choose the
+    environment, the sequence, the idle pattern and the covergroups; each test logs its seed."""
+
+    env_cls: type[Link256Env] = Link256Env
+    idle = "random"
+    groups: tuple[str, ...] = ()
+
+    def build_phase(self) -> None:
+        self.cfg = cfg_from_dut()
+        name = type(self).__name__
+        self.rng = named_rng(f"{name}/seq")
+        self.env = self.env_cls("env", self, self.cfg,
+                                idle_pattern(self.idle, named_rng(f"{name}/idle")), groups=self.groups)
+
+    def sequence(self) -> uvm_sequence:
+        raise NotImplementedError
+
+    def stimulus_sequencer(self) -> uvm_sequencer:
+        raise NotImplementedError
+
+    def dut_params(self) -> str:
+        """The DUT parameters this test logs."""
+        return f"ROLE={self.cfg.role} PBR={int(self.cfg.pbr)}"
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        dut = cocotb.top
+        announce_seed(self.logger)
+        self.logger.info(f"DUT {self.dut_params()}")
+        await ClockReset(dut.clk, dut.rst).start()
+        self.seq = self.sequence()
+        await self.seq.start(self.stimulus_sequencer())
+        await self.env.sb.wait_drained(dut.clk, 10)
+        self.drop_objection()

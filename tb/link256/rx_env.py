@@ -33,20 +33,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import cocotb
-from pyuvm import uvm_analysis_port, uvm_component, uvm_env, uvm_sequence
+from pyuvm import uvm_analysis_port, uvm_component, uvm_sequence
 
 from models.cxl import flit256 as f2
 from models.cxl.messages import NCLS, SPECS, CxlMessage
 from tb.common.checker import CycleChecker
 from tb.common.coverage import CoverageCollector
 from tb.common.flit import FLIT_FIELD, FlitAgent, flit_bus
-from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp, InOrderScoreboard
 from tb.common.signals import SignalPool
 from tb.common.vr_agent import Beat, VRAgent, VRBus, VRItem
 from tb.link256.common import (DATA_CLASSES, DONT_CARE, LINE_W, Cfg, CtlKind, FlowCoverage,
-                               compare_dont_care, crd_fields, field, flit_from_slots, has_trailer,
-                               line_int, mid_of, rand_msg, refresh_crc, slot_image)
+                               Link256Env, compare_dont_care, crd_fields, field, flit_from_slots,
+                               has_trailer, line_int, mid_of, rand_msg, refresh_crc, slot_image)
 
 # payload field -> DUT port
 OUT_FIELDS = {"crc_ok": "crc_ok", "proto_err": "proto_err", "retryable": "retryable",
@@ -440,15 +439,8 @@ class RxOutputs(uvm_component):
         self.ap.write(Beat(act, beat.cycle, beat.time_ps, self.get_full_name()))
 
 
-class RxEnv(uvm_env):
+class RxEnv(Link256Env):
     """Agents, predictor, output view, scoreboard, idle-cycle checker and coverage of the RX."""
-
-    def __init__(self, name: str, parent: Any, cfg: Cfg, idle: Pattern,
-                 groups: tuple[str, ...] = ()) -> None:
-        super().__init__(name, parent)
-        self.cfg = cfg
-        self.idle = idle
-        self.groups = groups
 
     def build_phase(self) -> None:
         dut = cocotb.top

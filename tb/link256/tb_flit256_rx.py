@@ -19,43 +19,24 @@ PBR and MAXM are read from the DUT. Each test logs its seed (reproduce with SEED
 """
 from __future__ import annotations
 
-import cocotb
 import pyuvm
-from pyuvm import uvm_sequence, uvm_test
+from pyuvm import uvm_sequence, uvm_sequencer
 
 from models.cxl import flit256 as f2
-from tb.common.clock import ClockReset
-from tb.common.seeds import announce_seed, named_rng
-from tb.link256.common import Corrupter, cfg_from_dut, idle_pattern
+from tb.link256.common import Corrupter, Link256TestBase
 from tb.link256.rx_env import RUN_W, RxCrcSeq, RxEnv, RxModelSeq, RxMutationSeq, RxNegativeSeq
 
 
-class RxTestBase(uvm_test):
-    """Builds the env; subclasses choose the sequence, the idle pattern and the covergroups."""
+class RxTestBase(Link256TestBase):
+    """The RX environment; flits are driven on the ``src`` agent."""
 
-    idle = "random"
-    groups: tuple[str, ...] = ()
+    env_cls = RxEnv
 
-    def build_phase(self) -> None:
-        self.cfg = cfg_from_dut()
-        name = type(self).__name__
-        self.rng = named_rng(f"{name}/seq")
-        self.env = RxEnv("env", self, self.cfg, idle_pattern(self.idle, named_rng(f"{name}/idle")),
-                         groups=self.groups)
+    def stimulus_sequencer(self) -> uvm_sequencer:
+        return self.env.src.seqr
 
-    def sequence(self) -> uvm_sequence:
-        raise NotImplementedError
-
-    async def run_phase(self) -> None:
-        self.raise_objection()
-        dut = cocotb.top
-        announce_seed(self.logger)
-        self.logger.info(f"DUT ROLE={self.cfg.role} PBR={int(self.cfg.pbr)} MAXM={self.cfg.maxm}")
-        await ClockReset(dut.clk, dut.rst).start()
-        self.seq = self.sequence()
-        await self.seq.start(self.env.src.seqr)
-        await self.env.sb.wait_drained(dut.clk, 10)
-        self.drop_objection()
+    def dut_params(self) -> str:
+        return f"{super().dut_params()} MAXM={self.cfg.maxm}"
 
     def report_phase(self) -> None:
         self.logger.info(f"model verdicts: {dict(self.env.pred.stats)}")

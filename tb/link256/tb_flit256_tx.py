@@ -13,41 +13,20 @@ from the DUT. Each test logs its seed (reproduce with SEED=<n>).
 """
 from __future__ import annotations
 
-import cocotb
 import pyuvm
-from pyuvm import uvm_sequence, uvm_test
+from pyuvm import uvm_sequence, uvm_sequencer
 
-from tb.common.clock import ClockReset
-from tb.common.seeds import announce_seed, named_rng
-from tb.link256.common import Corrupter, cfg_from_dut, idle_pattern, refresh_crc
+from tb.link256.common import Corrupter, Link256TestBase, refresh_crc
 from tb.link256.tx_env import CTL_KINDS, TxEnv, TxFlitSeq
 
 
-class TxTestBase(uvm_test):
-    """Builds the env; subclasses choose the sequence, the idle pattern and the covergroups."""
+class TxTestBase(Link256TestBase):
+    """The TX environment; requests are driven on the ``req`` agent."""
 
-    idle = "random"
-    groups: tuple[str, ...] = ()
+    env_cls = TxEnv
 
-    def build_phase(self) -> None:
-        self.cfg = cfg_from_dut()
-        name = type(self).__name__
-        self.rng = named_rng(f"{name}/seq")
-        self.env = TxEnv("env", self, self.cfg, idle_pattern(self.idle, named_rng(f"{name}/idle")),
-                         groups=self.groups)
-
-    def sequence(self) -> uvm_sequence:
-        raise NotImplementedError
-
-    async def run_phase(self) -> None:
-        self.raise_objection()
-        dut = cocotb.top
-        announce_seed(self.logger)
-        self.logger.info(f"DUT ROLE={self.cfg.role} PBR={int(self.cfg.pbr)}")
-        await ClockReset(dut.clk, dut.rst).start()
-        await self.sequence().start(self.env.req.seqr)
-        await self.env.sb.wait_drained(dut.clk, 10)
-        self.drop_objection()
+    def stimulus_sequencer(self) -> uvm_sequencer:
+        return self.env.req.seqr
 
 
 @pyuvm.test(timeout_time=200, timeout_unit="us")

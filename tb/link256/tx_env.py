@@ -27,16 +27,15 @@ import random
 from typing import Any
 
 import cocotb
-from pyuvm import uvm_analysis_port, uvm_component, uvm_env, uvm_sequence
+from pyuvm import uvm_analysis_port, uvm_component, uvm_sequence
 
 from models.cxl import flit256 as f2
 from models.cxl.messages import MESSAGES, NCLS
 from tb.common.coverage import CoverageCollector
-from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp, InOrderScoreboard
 from tb.common.signals import SignalPool
 from tb.common.vr_agent import Beat, VRAgent, VRBus, VRItem
-from tb.link256.common import (DATA_CLASSES, HDR_W, LINE_W, Cfg, CtlKind, FlowCoverage,
+from tb.link256.common import (DATA_CLASSES, HDR_W, LINE_W, Cfg, CtlKind, FlowCoverage, Link256Env,
                                compare_dont_care, crd_fields, field, has_trailer, line_int, mid_of,
                                rand_msg)
 
@@ -257,15 +256,8 @@ class TxTakeChecker(uvm_component):
         assert not self.errors, "\n".join(self.errors[:20])
 
 
-class TxEnv(uvm_env):
+class TxEnv(Link256Env):
     """Agents, predictor, model decoder, scoreboard, take checker and coverage of the TX."""
-
-    def __init__(self, name: str, parent: Any, cfg: Cfg, idle: Pattern,
-                 groups: tuple[str, ...] = ()) -> None:
-        super().__init__(name, parent)
-        self.cfg = cfg
-        self.idle = idle
-        self.groups = groups
 
     def build_phase(self) -> None:
         dut = cocotb.top
