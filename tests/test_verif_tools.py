@@ -146,3 +146,13 @@ def test_runner_sim_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="supported"):
         sim_name()
     assert icarus_build_args(["--output-split", "0", "-CFLAGS", "-O1", "-Wno-WIDTH", "-DFOO=1"]) == ["-DFOO=1"]
+
+
+def test_formal_runs_with_a_relative_out_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make formal` passes results/formal (relative); sby runs in the property's own directory,
+    so every proof errored before the runner resolved the path. One small property end to end:
+    proven, both broken variants caught."""
+    monkeypatch.chdir(tmp_path)
+    assert formal.main(["--out", "rel/formal", "--only", "credit_counter"]) == 0
+    s = json.loads((tmp_path / "rel" / "formal" / "summary_quick.json").read_text())
+    assert s["properties_proven"] == 1 and s["broken_caught"] == s["broken_total"] == 2

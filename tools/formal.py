@@ -275,6 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         props = [p for p in props if p.name in args.only]
     if args.quick:
         props = [p for p in props if p.quick]
+    # sby runs inside each property's work directory: paths handed to it must not be relative to
+    # the caller's directory (`make formal` passes results/formal)
+    args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     rc = 0

@@ -92,7 +92,7 @@ GROUP_LIMITS: Mapping[str, int] = {
     "h2d_req": 2, "h2d_rsp": 6, "h2d_dh": 4, "m2s_req": 4, "m2s_rwd": 2, "m2s_birsp": 3,
 }
 GROUP_OF_SLOT: tuple[int, ...] = (0,) * 4 + (1,) * 4 + (2,) * 4 + (3,) * 3  # A B C D
-_TRAILER_FLAG = {"d2h_dh": "bep", "m2s_rwd": "trp", "s2m_drs": "trp"}
+TRAILER_FLAG = {"d2h_dh": "bep", "m2s_rwd": "trp", "s2m_drs": "trp"}
 
 # ------------------------------------------------------------------ CRD (cxl-flits.md 4.4)
 CRD_VALUES: tuple[int, ...] = (1, 4, 8, 12, 16)
@@ -286,7 +286,7 @@ class _Pending:
 def _data_slots_for(msg: CxlMessage, key: int) -> list[_Pending]:
     cls = CLASS_INDEX[msg.MID][1]
     out = [_Pending(cls, msg, i, key) for i in range(DATA_SLOTS_PER_LINE)]
-    flag = _TRAILER_FLAG.get(msg.MID)
+    flag = TRAILER_FLAG.get(msg.MID)
     if flag is not None and getattr(msg, flag):
         out.append(_Pending(cls, msg, DATA_SLOTS_PER_LINE, key))
     return out
@@ -595,7 +595,7 @@ class Flit256Packer:
             bits |= m.pack(self.flavor) << off
             counts[g][mid] = counts[g].get(mid, 0) + 1
             if SPECS[mid].has_data:
-                flag = _TRAILER_FLAG.get(mid)
+                flag = TRAILER_FLAG.get(mid)
                 if flag is not None and not getattr(m, flag) and getattr(m, "trailer"):
                     raise ValueError(f"{mid}: trailer set but {flag} = 0")
                 self.pending.extend(_data_slots_for(m, self._key))
@@ -614,5 +614,5 @@ __all__ = [
     "crd_channel", "split_credits", "slot_range", "format_positions", "format_bits", "flit_bytes_to_int",
     "SLOT_FORMATS", "ROLE_FORMATS", "DH_FORMATS", "GROUP_LIMITS", "GROUP_OF_SLOT", "CRD_VALUES", "CRD_EMPTY",
     "CRD_FIELDS", "FLIT_BYTES", "NSLOTS", "FLIT_TYPE_NOP", "FLIT_TYPE_PAYLOAD", "REPLAY_NONE", "REPLAY_ACK",
-    "REPLAY_RETRY_REQ", "REPLAY_RETRY_ACK", "SLOTFMT_LLCTRL",
+    "REPLAY_RETRY_REQ", "REPLAY_RETRY_ACK", "SLOTFMT_LLCTRL", "TRAILER_FLAG",
 ]

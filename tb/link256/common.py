@@ -1,35 +1,56 @@
-"""Shared helpers for the 256B formatter testbenches (tb_flit256_tx / tb_flit256_rx).
+"""Shared pieces of the 256B formatter environments (tx_env / rx_env).
 
-Random messages come from the reference model (models.cxl.messages): every field that the flit
-flavour carries gets a random value, absent fields are zero. Flits are ints (bit n = byte n/8,
-bit n%8), the same convention as the RTL `flit` ports.
+Everything the benches expect comes from the reference model: random messages from
+models.cxl.messages (every field the flit flavour carries gets a random value, absent fields are
+zero), flit legality, contents, credits and error verdicts from models.cxl.flit256. Flits are ints
+(bit n = byte n/8, bit n%8), the convention of the RTL ``flit`` ports. The tables used here (data
+classes, trailer flags, CRD fields, credit values, slot formats) are read from the model, never
+repeated.
 """
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
 
 import cocotb
+from pyuvm import uvm_component
 
 from models.cxl import flit256 as f2
 from models.cxl.crc import flit256_with_crc
-from models.cxl.messages import CLASS_OF, MESSAGES, RSVD, SPECS, TRAILER_W, CxlMessage
-from tb.common.coverage import Covergroup, dump
+from models.cxl.messages import (CLASS_OF, CXL_DATA_W, CXL_HDR_W, MESSAGES, NCLS, ROLE_DOWN, RSVD,
+                                 SPECS, TRAILER_W, CxlMessage)
+from tb.common.patterns import Pattern
+from tb.common.scoreboard import AnalysisImp, content
+from tb.common.vr_agent import Beat
 
-HDR_W = 128
-LINE_W = 512
-NCLS = 6
-DATA_CLASSES = (2, 5)
-TRAILER_FLAG = {"d2h_dh": "bep", "m2s_rwd": "trp", "s2m_drs": "trp"}
+HDR_W = CXL_HDR_W     # one class lane of msg_hdr
+LINE_W = CXL_DATA_W   # one data line lane of msg_data / line
+# Classes that carry a data line (C_DATA, M_DATA), the same for both roles; their order is the lane
+# order of the RTL's msg_data / line ports.
+DATA_CLASSES: tuple[int, ...] = tuple(c for c in range(NCLS) if SPECS[CLASS_OF[(ROLE_DOWN, c)]].has_data)
+
+
+class CtlKind(IntEnum):
+    """ctl_kind encoding of the formatter ports (cxl_flit256_tx input, cxl_flit256_rx output)."""
+
+    NONE = 0
+    IDLE = 1
+    FRAME = 2
+    REQ = 3
+    ACK = 4
+    INIT = 5
 
 
 @dataclass(frozen=True)
 class Cfg:
     """DUT parameters, read from the DUT (:func:`cfg_from_dut`)."""
 
-    role: int  # role of the DUT endpoint
+    role: int           # role of the DUT endpoint
     pbr: bool
+    maxm: int | None    # RX only: messages (and runs) per class per flit
 
     @property
     def partner(self) -> int:
@@ -41,9 +62,34 @@ class Cfg:
 
 
 def cfg_from_dut() -> Cfg:
-    """The DUT's ROLE and PBR parameters."""
+    """The DUT's ROLE, PBR (and MAXM when it has one) parameters."""
     top = cocotb.top
-    return Cfg(int(top.ROLE.value), bool(int(top.PBR.value)))
+    maxm = int(top.MAXM.value) if hasattr(top, "MAXM") else None
+    return Cfg(int(top.ROLE.value), bool(int(top.PBR.value)), maxm)
+
+
+def mid_of(role: int, c: int) -> str:
+    return CLASS_OF[(role, c)]
+
+
+def trailer_flag(mid: str) -> str | None:
+    """Header field (BEP / TRP) whose value 1 makes message `mid` carry a trailer slot (the model's
+    table)."""
+    return f2.TRAILER_FLAG.get(mid)
+
+
+def has_trailer(m: CxlMessage) -> bool:
+    flag = trailer_flag(m.MID)
+    return bool(flag and getattr(m, flag))
+
+
+def crd_fields(role: int) -> dict[int, list[int]]:
+    """CRD field index -> the classes of `role` whose credits that field returns (one channel per
+    field per flit), from the model's CRD channel table."""
+    out: dict[int, list[int]] = {}
+    for c in range(NCLS):
+        out.setdefault(f2.crd_channel(mid_of(role, c))[0], []).append(c)
+    return out
 
 
 def rand_msg(mid: str, flavor: str, rng: random.Random, p_trailer: float = 0.1,
@@ -60,12 +106,12 @@ def rand_msg(mid: str, flavor: str, rng: random.Random, p_trailer: float = 0.1,
     for name, w in spec.wire[flavor].fields:
         if name != RSVD:
             v = rng.getrandbits(w)
-            if small and pos + w > 108:
-                keep = max(0, 108 - pos)
+            if small and pos + w > f2.H_PAYLOAD_BITS:
+                keep = max(0, f2.H_PAYLOAD_BITS - pos)
                 v &= (1 << keep) - 1
             vals[name] = v
         pos += w
-    flag = TRAILER_FLAG.get(mid)
+    flag = trailer_flag(mid)
     kw: dict[str, object] = {}
     if flag is not None:
         vals[flag] = 1 if rng.random() < p_trailer else 0
@@ -78,11 +124,6 @@ def rand_msg(mid: str, flavor: str, rng: random.Random, p_trailer: float = 0.1,
 
 def line_int(m: CxlMessage) -> int:
     return int.from_bytes(getattr(m, "data"), "little")
-
-
-def msg_from_rtl(mid: str, hdr: int, line: int | None) -> CxlMessage:
-    data = None if line is None else line.to_bytes(64, "little")
-    return MESSAGES[mid].from_canonical(hdr, data)
 
 
 def field(v: int, i: int, w: int) -> int:
@@ -114,16 +155,77 @@ def slot_image(kind: str, pbr: bool, fmt: int, msgs: list[CxlMessage]) -> int:
     return bits
 
 
-def mid_of(role: int, c: int) -> str:
-    return CLASS_OF[(role, c)]
+class _DontCare:
+    """Expected value of a field the prediction leaves open."""
+
+    def __repr__(self) -> str:
+        return "<don't care>"
 
 
-def dump_kinds(test: str, stats: Mapping[str, int], kinds: Iterable[str]) -> Covergroup:
-    """The flit kinds a test must see, as a covergroup (one bin per kind, hits from ``stats``)
-    dumped for `make signoff`; the caller still asserts each kind was seen."""
-    cg = Covergroup("kinds")
-    cp = cg.coverpoint("kind", bins=list(kinds))
-    cp.hits = {k: int(stats.get(k, 0)) for k in cp.bins}
-    cg.samples = sum(cp.hits.values())
-    dump(cg, test)
-    return cg
+DONT_CARE = _DontCare()
+
+
+def compare_dont_care(exp: Any, act: Any) -> bool:
+    """Scoreboard compare: the payloads have the same fields and every expected field equals the
+    actual one, except fields the prediction leaves open (:data:`DONT_CARE`)."""
+    e, a = content(exp), content(act)
+    return e.keys() == a.keys() and all(v is DONT_CARE or a[k] == v for k, v in e.items())
+
+
+class Corrupter(uvm_component):
+    """Expect-fail helper: forwards beats to ``dst(beat)``, passing beat number >= ``index`` for
+    which ``corrupt(payload)`` returns a changed payload (None: not corruptible, try the next one)
+    in its changed form exactly once. ``corrupted`` is the beat number it changed."""
+
+    def __init__(self, name: str, parent: uvm_component, dst: Callable[[Beat], None], index: int,
+                 corrupt: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+        super().__init__(name, parent)
+        self.dst = dst
+        self.index = index
+        self.corrupt = corrupt
+        self.n = 0
+        self.corrupted: int | None = None
+        self.export = AnalysisImp("export", self, self.write)
+
+    def write(self, beat: Beat) -> None:
+        if self.corrupted is None and self.n >= self.index:
+            bad = self.corrupt(dict(beat.payload))
+            if bad is not None:
+                beat = Beat(bad, beat.cycle, beat.time_ps, "corrupted")
+                self.corrupted = self.n
+        self.n += 1
+        self.dst(beat)
+
+
+def idle_pattern(spec: str, rng: random.Random) -> Pattern:
+    """Valid gating of a driver: 'none' (back to back), 'random' (a random duty cycle of 0.5 to
+    0.9 per cycle) or 'bursts' (random bursts of up to 6 flits with gaps of up to 3 cycles)."""
+    if spec == "none":
+        return Pattern.always()
+    if spec == "random":
+        return Pattern.random(rng.choice([0.5, 0.7, 0.9]), rng)
+    if spec == "bursts":
+        return Pattern.random_bursts(6, 3, rng)
+    raise ValueError(f"unknown idle pattern {spec!r}")
+
+
+class FlowCoverage(uvm_component):
+    """Samples how the stimulus reached the DUT into covergroup ``flow`` of ``cov``: coverpoint
+    ``gap`` (the flit came the cycle after the previous one or after idle cycles) and the
+    coverpoints ``extra(payload)`` names (e.g. the RX commit)."""
+
+    def __init__(self, name: str, parent: uvm_component, cov: Any,
+                 extra: Callable[[dict[str, int]], dict[str, Any]] | None = None) -> None:
+        super().__init__(name, parent)
+        self.cov = cov
+        self.extra = extra
+        self.last: int | None = None
+        self.export = AnalysisImp("export", self, self.write)
+
+    def write(self, beat: Beat) -> None:
+        values = dict(self.extra(beat.payload)) if self.extra else {}
+        if self.last is not None:
+            values["gap"] = "back_to_back" if beat.cycle - self.last == 1 else "after_idle"
+        self.last = beat.cycle
+        if "flow" in self.cov.groups and values:
+            self.cov.groups["flow"].sample(**values)

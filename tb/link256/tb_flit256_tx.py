@@ -1,163 +1,102 @@
-"""cocotb tests of cxl_flit256_tx: every flit is parsed by the reference model.
+"""pyuvm tests of cxl_flit256_tx (environment: tb/link256/tx_env.py).
 
-The TX is combinational: drive the class heads, credits, acks and control kind, settle, read the
-flit and the take outputs, and check with models/cxl/flit256.unpack_flit256 (a stateful model
-receiver, so the cross-flit 128B group limit DA is checked too) that the flit is legal and carries
-exactly the messages taken (one per class, in order), the credits taken and the acks taken.
+Every fired flit is decoded by the reference model's stateful receiver and must be legal and carry
+exactly what the formatter reports taken (one message per class, in order, the taken credits, the
+ack count or the control command); the take policy is checked on every flit. ROLE and PBR are read
+from the DUT. Each test logs its seed (reproduce with SEED=<n>).
+
+* TxRandomMix: random message mixes, credits and acks with random idle cycles; coverage of the flit
+  kinds (payload, idle, Empty, 6 messages, H-slot used, trailer) and of back-to-back / after-idle.
+* TxControlFlits: IDLE / RETRY.Frame / RETRY.Req / RETRY.Ack / INIT kinds give NOP flits even with
+  heads, credits and acks pending.
+* TxScoreboardCatchesCorruption: expect-fail proof that a corrupted flit is reported.
 """
 from __future__ import annotations
 
-import random
-from collections import Counter
-
 import cocotb
-from cocotb.triggers import Timer
+import pyuvm
+from pyuvm import uvm_sequence, uvm_test
 
-from models.cxl import flit256 as f2
-from tb.common.seeds import base_seed
-from tb.link256.common import (
-    DATA_CLASSES, HDR_W, LINE_W, NCLS, TRAILER_FLAG, cfg_from_dut, dump_kinds, field, line_int, mid_of,
-    rand_msg,
-)
-
-K_NONE, K_IDLE, K_FRAME, K_REQ, K_ACK, K_INIT = range(6)
+from tb.common.clock import ClockReset
+from tb.common.seeds import announce_seed, named_rng
+from tb.link256.common import Corrupter, cfg_from_dut, idle_pattern, refresh_crc
+from tb.link256.tx_env import CTL_KINDS, TxEnv, TxFlitSeq
 
 
-def rng_for(name: str) -> random.Random:
-    seed = int(cocotb.RANDOM_SEED)
-    cocotb.log.info(f"{name}: seed {seed}, derived from SEED={base_seed()} (reproduce with SEED={base_seed()})")
-    return random.Random(f"{seed}:{name}")
+class TxTestBase(uvm_test):
+    """Builds the env; subclasses choose the sequence, the idle pattern and the covergroups."""
+
+    idle = "random"
+    groups: tuple[str, ...] = ()
+
+    def build_phase(self) -> None:
+        self.cfg = cfg_from_dut()
+        name = type(self).__name__
+        self.rng = named_rng(f"{name}/seq")
+        self.env = TxEnv("env", self, self.cfg, idle_pattern(self.idle, named_rng(f"{name}/idle")),
+                         groups=self.groups)
+
+    def sequence(self) -> uvm_sequence:
+        raise NotImplementedError
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        dut = cocotb.top
+        announce_seed(self.logger)
+        self.logger.info(f"DUT ROLE={self.cfg.role} PBR={int(self.cfg.pbr)}")
+        await ClockReset(dut.clk, dut.rst).start()
+        await self.sequence().start(self.env.req.seqr)
+        await self.env.sb.wait_drained(dut.clk, 10)
+        self.drop_objection()
 
 
-def zero_inputs(dut) -> None:
-    dut.clk.value = 0
-    dut.rst.value = 0
-    dut.fire.value = 0
-    dut.msg_avail.value = 0
-    dut.msg_hdr.value = 0
-    dut.msg_data.value = 0
-    dut.crd_pend.value = 0
-    dut.ack_pend.value = 0
-    dut.ctl_kind.value = 0
-    dut.ctl_eseq.value = 0
-    dut.ctl_num_retry.value = 0
-    dut.ctl_empty.value = 0
-
-
-async def one_flit(dut, cfg, rng: random.Random, state: f2.Flit256RxState, stats: Counter,
-                   kind: int = K_NONE, p_avail: float = 0.6, p_trailer: float = 0.1) -> None:
-    avail = 0
-    heads: dict[int, object] = {}
-    hdr = 0
-    data = 0
-    for c in range(NCLS):
-        if rng.random() < p_avail:
-            m = rand_msg(mid_of(cfg.role, c), cfg.flavor, rng, p_trailer=p_trailer, random_trailer=False)
-            heads[c] = m
-            avail |= 1 << c
-            hdr |= m.to_canonical() << (c * HDR_W)
-            if c in DATA_CLASSES:
-                data |= line_int(m) << (DATA_CLASSES.index(c) * LINE_W)
-        else:
-            hdr |= rng.getrandbits(HDR_W) << (c * HDR_W)  # garbage that must not be taken
-            if c in DATA_CLASSES:
-                data |= rng.getrandbits(LINE_W) << (DATA_CLASSES.index(c) * LINE_W)
-    quiet = rng.random() < 0.3  # no credits to return (idle / Empty flits become possible)
-    crd_pend = [0 if quiet else rng.choice([0, 0, 1, 2, 3, 4, 7, 8, 11, 12, 15, 16, 40, 255])
-                for _ in range(NCLS)]
-    ack_pend = rng.choice([0, 0, 1, 8, rng.randrange(256)])
-    eseq = rng.randrange(256)
-    dut.msg_avail.value = avail
-    dut.msg_hdr.value = hdr
-    dut.msg_data.value = data
-    dut.crd_pend.value = sum(v << (8 * c) for c, v in enumerate(crd_pend))
-    dut.ack_pend.value = ack_pend
-    dut.ctl_kind.value = kind
-    dut.ctl_eseq.value = eseq
-    dut.ctl_num_retry.value = rng.randrange(32)
-    dut.ctl_empty.value = rng.randrange(2)
-    await Timer(1, unit="ns")
-    flit = int(dut.flit.value)
-    take = int(dut.msg_take.value)
-    crd_take = [field(int(dut.crd_take.value), c, 8) for c in range(NCLS)]
-    ack_take = int(dut.ack_take.value)
-    retryable = int(dut.flit_retryable.value)
-    assert int(dut.busy_adf.value) == 0
-
-    assert flit >> 2000 == 0, "FEC bytes 250..255 must be zero"
-    res = f2.unpack_flit256(cfg.role, cfg.pbr, flit, state)  # raises FlitError on an illegal flit
-    assert res.crc_ok, "model CRC check failed on a TX flit"
-    hdr_m = res.header
-    assert hdr_m is not None
-    if kind != K_NONE:
-        assert hdr_m.flit_type == f2.FLIT_TYPE_NOP and not retryable
-        assert take == 0 and ack_take == 0 and not any(crd_take)
-        want = {K_REQ: (f2.REPLAY_RETRY_REQ, eseq), K_ACK: (f2.REPLAY_RETRY_ACK, eseq)}.get(kind, (0, 0))
-        assert (hdr_m.replay_cmd, hdr_m.field10) == want, (kind, hdr_m)
-        stats[f"ctl{kind}"] += 1
-        return
-    # protocol flit request
-    assert take & ~avail == 0, f"took a class that was not available: take={take:06b} avail={avail:06b}"
-    trailers = any(getattr(m, TRAILER_FLAG.get(m.MID, "nonexistent"), 0) for m in heads.values())
-    if not trailers:
-        assert take == avail, f"line rate: one message per available class: take={take:06b} avail={avail:06b}"
-    for c in range(NCLS):
-        want_msgs = [heads[c]] if take >> c & 1 else []
-        assert res.messages[c] == want_msgs, f"class {c}: flit has {res.messages[c]} expected {want_msgs}"
-    # credits: exactly crd_take, each an encodable value not above the pending count, greedy per field
-    want_crd = {mid_of(cfg.partner, c): n for c, n in enumerate(crd_take) if n}
-    assert dict(res.credits) == want_crd, (res.credits, crd_take)
-    for c in range(NCLS):
-        assert crd_take[c] <= crd_pend[c] and crd_take[c] in (0, 1, 4, 8, 12, 16), (c, crd_take, crd_pend)
-    for cache_c, mem_c in ((0, 3), (2, 5), (1, 4)):
-        if crd_pend[cache_c] or crd_pend[mem_c]:
-            assert crd_take[cache_c] or crd_take[mem_c], "a CRD field was left unused"
-    payload = bool(take or any(crd_take) or ack_pend)
-    assert bool(retryable) == payload
-    if payload:
-        assert hdr_m.flit_type == f2.FLIT_TYPE_PAYLOAD
-        assert ack_take == ack_pend
-        want_rc = f2.REPLAY_ACK if ack_pend else f2.REPLAY_NONE
-        assert (hdr_m.replay_cmd, hdr_m.field10) == (want_rc, ack_pend)
-        assert res.empty == (not take and not any(crd_take))
-        stats["payload"] += 1
-        stats[f"msgs{bin(take).count('1')}"] += 1
-        stats["empty"] += int(res.empty)
-        stats["hslot"] += int(res.slot_formats[0] is not None)
-        stats["trailer"] += int(trailers and bool(take & 0b100100))
-    else:
-        assert hdr_m.flit_type == f2.FLIT_TYPE_NOP and hdr_m.replay_cmd == 0 and ack_take == 0
-        stats["idle"] += 1
-
-
-@cocotb.test(timeout_time=2000, timeout_unit="us")
-async def tx_random_mix(dut):
+@pyuvm.test(timeout_time=200, timeout_unit="us")
+class TxRandomMix(TxTestBase):
     """Random message mixes, credits and acks; every flit legal and exactly what was taken."""
-    cfg = cfg_from_dut()
-    rng = rng_for("tx_random_mix")
-    zero_inputs(dut)
-    state = f2.Flit256RxState()
-    stats: Counter = Counter()
-    for i in range(400):
-        p = rng.choice([0.0, 0.3, 0.6, 1.0])
-        await one_flit(dut, cfg, rng, state, stats, p_avail=p, p_trailer=rng.choice([0.0, 0.2, 0.6]))
-    cocotb.log.info(f"tx_random_mix role={cfg.role} pbr={cfg.pbr}: {dict(stats)}")
-    kinds = ("payload", "idle", "empty", "msgs6", "hslot", "trailer")
-    dump_kinds("tx_random_mix", stats, kinds)
-    for key in kinds:
-        assert stats[key] > 0, f"coverage hole: no '{key}' flit"
+
+    groups = ("kinds", "flow")
+
+    def sequence(self) -> uvm_sequence:
+        return TxFlitSeq("mix", self.cfg, self.rng, n=400)
 
 
-@cocotb.test(timeout_time=500, timeout_unit="us")
-async def tx_control_flits(dut):
-    """IDLE / RETRY.Req / RETRY.Ack / INIT kinds give NOP flits even with heads available."""
-    cfg = cfg_from_dut()
-    rng = rng_for("tx_control_flits")
-    zero_inputs(dut)
-    state = f2.Flit256RxState()
-    stats: Counter = Counter()
-    for i in range(60):
-        kind = rng.choice([K_IDLE, K_FRAME, K_REQ, K_ACK, K_INIT])
-        await one_flit(dut, cfg, rng, state, stats, kind=kind, p_avail=0.8)
-    for kind in (K_IDLE, K_REQ, K_ACK):
-        assert stats[f"ctl{kind}"] > 0
+@pyuvm.test(timeout_time=100, timeout_unit="us")
+class TxControlFlits(TxTestBase):
+    """Control kinds give NOP flits (RETRY.Req / Ack with the ESeq) even with heads available."""
+
+    idle = "bursts"
+    groups = ("ctl",)
+
+    def sequence(self) -> uvm_sequence:
+        return TxFlitSeq("ctl", self.cfg, self.rng, n=60, p_avail=(0.8,), kinds=CTL_KINDS)
+
+
+@pyuvm.test(timeout_time=100, timeout_unit="us")
+class TxScoreboardCatchesCorruption(TxTestBase):
+    """Expect-fail proof: the first flit from number 17 on that carries messages is corrupted on
+    its way to the model decoder (slot 0's message Valid bit flipped, the CRC made good again, as a
+    formatter bug with a correct CRC would look); the scoreboard must report exactly that flit.
+    Passes only because the mismatch was detected."""
+
+    corrupt_index = 17
+
+    def sequence(self) -> uvm_sequence:
+        return TxFlitSeq("mix", self.cfg, self.rng, n=40)
+
+    def end_of_elaboration_phase(self) -> None:
+        env = self.env
+        env.sb.enforce = False
+        env.txn.ap.subscribers.remove(env.dec.export)
+        self.corrupt = Corrupter("corrupt", self, env.dec.write, self.corrupt_index,
+                                 lambda p: {**p, "flit": refresh_crc(p["flit"] ^ (1 << 20))}
+                                 if p["take"] else None)
+        env.txn.ap.connect(self.corrupt.export)
+
+    def check_phase(self) -> None:
+        errs = self.env.sb.final_errors()
+        mism = [e for e in errs if "MISMATCH" in e]
+        assert self.corrupt.corrupted is not None, "no flit with messages to corrupt"
+        assert len(errs) == 1 and len(mism) == 1, f"expected exactly one mismatch, got {errs}"
+        assert f"item #{self.corrupt.corrupted} " in mism[0] and "expected:" in mism[0] \
+            and "actual:" in mism[0], mism[0]
+        self.logger.info(f"scoreboard detected the corrupted flit as required:\n{mism[0]}")
