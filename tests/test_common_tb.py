@@ -218,23 +218,43 @@ class _Sig:
 
 
 class _RegBlock:
-    """A register block behind cfg_* (two selectable blocks of 16 registers): writes to odd
-    addresses are rejected (resp 2), address 15 never answers; the answer appears one step later."""
+    """A register block behind cfg_* (two selectable blocks of 16 registers) with the switch's
+    handshake: a request is taken at a step with cfg_valid && cfg_ready, cfg_ready is low until its
+    answer, which comes LAT cycles after the cycle that took it (cfg_rvalid for one step). Writes to
+    odd addresses are rejected (resp 2), address 15 never answers; `hold` keeps cfg_ready low for
+    that many steps."""
+
+    LAT = 3
 
     def __init__(self) -> None:
-        for n in ("valid", "write", "addr", "wdata", "rvalid", "resp", "rdata", "sel"):
+        for n in ("valid", "ready", "write", "addr", "wdata", "rvalid", "resp", "rdata", "sel"):
             setattr(self, "cfg_" + n, _Sig())
+        self.cfg_ready.value = 1
         self.mem = [[0] * 16, [0] * 16]
+        self.hold = 0
+        self.busy = 0
+        self.req: tuple[int, int, int, int] | None = None
+        self.taken = 0
 
     async def step(self) -> None:
         self.cfg_rvalid.value = 0
-        if self.cfg_valid.value and self.cfg_addr.value != 15:
-            blk, a = self.mem[self.cfg_sel.value], self.cfg_addr.value
-            self.cfg_rvalid.value = 1
-            self.cfg_resp.value = 2 if self.cfg_write.value and a % 2 else 0
-            if self.cfg_write.value and not a % 2:
-                blk[a] = self.cfg_wdata.value
-            self.cfg_rdata.value = blk[a]
+        if self.cfg_valid.value and self.cfg_ready.value:
+            self.req = (self.cfg_sel.value, self.cfg_addr.value, self.cfg_write.value, self.cfg_wdata.value)
+            self.busy = self.LAT - 1                           # answered in cycle c + LAT
+            self.taken += 1
+        elif self.busy:
+            self.busy -= 1
+            if self.busy == 0 and self.req is not None and self.req[1] != 15:
+                sel, a, write, wdata = self.req
+                blk = self.mem[sel]
+                self.cfg_rvalid.value = 1
+                self.cfg_resp.value = 2 if write and a % 2 else 0
+                self.cfg_rdata.value = blk[a]                   # the value before the write
+                if write and not a % 2:
+                    blk[a] = wdata
+        if self.hold:
+            self.hold -= 1
+        self.cfg_ready.value = int(self.busy == 0 and self.hold == 0)
 
 
 def test_cfg_agent_program_read_and_errors() -> None:
@@ -242,18 +262,26 @@ def test_cfg_agent_program_read_and_errors() -> None:
 
     from tb.common.cfg_agent import CfgAccessError, CfgAgent
     dut = _RegBlock()
-    agent = CfgAgent(dut, resp_ok=0, sel="sel", step=dut.step)
+    agent = CfgAgent(dut, resp_ok=0, sel="sel", step=dut.step, max_wait=8)
 
     async def run() -> None:
         await agent.program([(0, 5), (2, 7)], sel=1)
         assert dut.mem[1][:3] == [5, 0, 7] and dut.mem[0][:3] == [0, 0, 0]
+        assert agent.last_latency == _RegBlock.LAT
         assert await agent.read_block(0, ["a", "b", "c"], sel=1) == {"a": 5, "b": 0, "c": 7}
         with pytest.raises(CfgAccessError, match="rejected"):
             await agent.program([(4, 1), (3, 1), (6, 1)])
         assert dut.mem[0][4] == 1 and dut.mem[0][6] == 0          # stops at the first rejected write
+        # a request is held until cfg_ready takes it, and taken once
+        dut.cfg_ready.value, dut.hold, n = 0, 3, dut.taken
+        assert await agent.access(2, write=False, sel=1) == (0, 7) and dut.taken == n + 1
         with pytest.raises(CfgAccessError, match="no response"):
             await agent.access(15, write=False)
         assert dut.cfg_valid.value == 0                          # the request is withdrawn either way
+        dut.cfg_ready.value, dut.hold = 0, 100                   # never taken: bounded wait
+        with pytest.raises(CfgAccessError, match="not taken"):
+            await agent.access(2, write=False)
+        assert dut.cfg_valid.value == 0
     asyncio.run(run())
     with pytest.raises(ValueError):
         CfgAgent(object(), resp_ok=0)                            # no clock and no step

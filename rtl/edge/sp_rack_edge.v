@@ -69,7 +69,10 @@ module sp_rack_edge #(
     // far-memory time of the memory nodes (cycles), runtime knobs
     input  wire [15:0]           t2_lat,
     input  wire [15:0]           ha_lat,
-    // switch registers (cxl_switch_cfg map); cfg_sel: 0 switch A, 1 switch B
+    // switch registers (cxl_switch_cfg map and handshake); cfg_sel: 0 switch A, 1 switch B. The
+    // request is held until cfg_ready (that of the selected switch); the answer is cfg_rvalid from
+    // either switch: each answers a fixed time after it took a request, so answers come in the
+    // order the requests were taken, never two in one cycle
     input  wire                  cfg_sel,
     input  wire                  cfg_valid,
     output wire                  cfg_ready,

@@ -160,7 +160,8 @@ class Hil:
             "lk_fatal")}
         self.times = RunTimes()
         self._timer = None
-        # register accesses keep this harness's timer phase: one access = one clock cycle
+        # register accesses keep this harness's timer phase (the agent steps one clock cycle at a time
+        # while it waits for cfg_ready and then for cfg_rvalid)
         self.cfg = CfgAgent(dut, resp_ok=RESP_OK, sel="sel", step=self.cycles)
 
     # ------------------------------------------------------------------ raw access

@@ -35,6 +35,7 @@ module sp_edge_hil #(
     input  wire [16:0]          ready_thr      /*verilator public_flat_rw*/,
     input  wire [0:0]           cfg_sel        /*verilator public_flat_rw*/,
     input  wire [0:0]           cfg_valid      /*verilator public_flat_rw*/,
+    output wire [0:0]           cfg_ready      /*verilator public_flat_rw*/,
     input  wire [0:0]           cfg_write      /*verilator public_flat_rw*/,
     input  wire [11:0]          cfg_addr       /*verilator public_flat_rw*/,
     input  wire [31:0]          cfg_wdata      /*verilator public_flat_rw*/,
@@ -97,7 +98,6 @@ module sp_edge_hil #(
     wire [NBR*3-1:0]   line_kind;
     wire [NBR*16-1:0]  line_seq;
     /* verilator lint_off UNUSEDSIGNAL */
-    wire               cfg_ready;
     wire [NPEER-1:0]   p_req_rdy, p_rsp_rdy, p_dat_rdy, p_h2d_req_v, p_h2d_rsp_v, p_h2d_dat_v;
     wire [NPEER*128-1:0] p_h2d_req_h, p_h2d_rsp_h, p_h2d_dat_h;
     wire [NPEER*512-1:0] p_h2d_dat_d;
@@ -130,7 +130,7 @@ module sp_edge_hil #(
         .xl_rx_valid(xl_rx_valid), .xl_rx_ready(xl_rx_ready), .xl_rx_data(xl_rx_data), .xl_rx_last(xl_rx_last),
         .xl_tx_valid(xl_tx_valid), .xl_tx_ready(xl_tx_ready), .xl_tx_data(xl_tx_data), .xl_tx_last(xl_tx_last),
         .t2_lat(t2_lat), .ha_lat(ha_lat),
-        .cfg_sel(cfg_sel[0]), .cfg_valid(cfg_valid[0]), .cfg_ready(cfg_ready), .cfg_write(cfg_write[0]),
+        .cfg_sel(cfg_sel[0]), .cfg_valid(cfg_valid[0]), .cfg_ready(cfg_ready[0]), .cfg_write(cfg_write[0]),
         .cfg_addr(cfg_addr), .cfg_wdata(cfg_wdata), .cfg_rvalid(cfg_rvalid[0]), .cfg_rdata(cfg_rdata),
         .cfg_resp(cfg_resp), .coh_en(coh_en), .coh_lo(coh_lo), .coh_hi(coh_hi),
         .peer_d2h_req_valid({NPEER{1'b0}}), .peer_d2h_req_ready(p_req_rdy), .peer_d2h_req_hdr({NPEER*128{1'b0}}),

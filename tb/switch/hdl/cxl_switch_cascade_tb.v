@@ -54,6 +54,8 @@ module cxl_switch_cascade_tb #(
     wire        a_ready, b_ready, a_rvalid, b_rvalid;
     wire [31:0] a_rdata, b_rdata;
     wire [1:0]  a_resp, b_resp;
+    // register port: the selected switch's cfg_ready takes the request; either switch's answer is
+    // passed on (each answers a fixed time after it took a request, so answers keep request order)
     assign cfg_ready  = cfg_sel ? b_ready : a_ready;
     assign cfg_rvalid = a_rvalid | b_rvalid;
     assign cfg_rdata  = b_rvalid ? b_rdata : a_rdata;
