@@ -55,24 +55,43 @@ module fifo_bank #(
     reg [CW-1:0] cnt;
 
     // ---------------------------------------------------------------- write count and checks
-    reg [CW:0] n_in;     // leading valid inputs
-    reg        hole;     // a valid input after an invalid one
-    reg        seen_gap;
-    integer i;
-    always @* begin
-        n_in = {(CW+1){1'b0}};
-        hole = 1'b0;
-        seen_gap = 1'b0;
-        for (i = 0; i < W; i = i + 1) begin
-            if (!in_valid[i]) seen_gap = 1'b1;
-            else if (seen_gap) hole = 1'b1;
-            else n_in = n_in + 1'b1;
-        end
-    end
+    // The write decisions come from two thermometer masks over the W inputs instead of a counting
+    // loop: lead[k] = inputs 0..k all valid (the leading run), room[k] = entry k of this cycle's
+    // writes fits (k < free_w, free_w from the registered count). ok = lead & room are the inputs
+    // written (a prefix, as both masks are); the number written, n_wr, is the index after its last
+    // one. The enables are a prefix AND, a compare against a register and the rotation below: no
+    // adder before a bank.
     wire [CW-1:0] free_w = CW'(DEPTH) - cnt;
-    wire [CW:0]   n_wr   = (n_in > {1'b0, free_w}) ? {1'b0, free_w} : n_in;
-    wire          drop   = hole || (n_in > {1'b0, free_w});
-    wire          pop    = (cnt != {CW{1'b0}}) && out_ready;
+    wire [W-1:0]  lead, room;
+    genvar k, lv;
+    generate
+        for (k = 0; k < W; k = k + 1) begin : g_room
+            assign room[k] = ({{(32-CW){1'b0}}, free_w} > k);
+        end
+        // lead as a log-depth prefix AND (Kogge-Stone): level lv ANDs in the partial product
+        // 2^(lv-1) inputs down. Its levels are (* keep *) nets because ABC otherwise shares
+        // lead[k-1] into lead[k] and maps a chain W gates deep.
+        for (lv = 0; lv <= NST; lv = lv + 1) begin : g_lead
+            (* keep *) wire [W-1:0] a;
+            if (lv == 0) begin : g_in
+                assign a = in_valid;
+            end else begin : g_lv
+                for (k = 0; k < W; k = k + 1) begin : g_k
+                    if (k >= (1 << (lv - 1))) begin : g_and
+                        assign a[k] = g_lead[lv-1].a[k] & g_lead[lv-1].a[k - (1 << (lv - 1))];
+                    end else begin : g_pass
+                        assign a[k] = g_lead[lv-1].a[k];
+                    end
+                end
+            end
+        end
+    endgenerate
+    assign lead = g_lead[NST].a;
+    wire [W-1:0] ok   = lead & room;
+    wire [W:0]   okx  = {1'b0, ok};
+    wire         hole = |(in_valid & ~lead);       // a valid input after an invalid one
+    wire         drop = hole || |(lead & ~room);   // or more leading inputs than free entries
+    wire         pop  = (cnt != {CW{1'b0}}) && out_ready;
 
     // ---------------------------------------------------------------- rotation: input i -> bank (wr_bank + i) mod W
     // Stage st rotates by 2^st mod W when bit st of wr_bank is set; the stages add up to wr_bank.
@@ -95,16 +114,32 @@ module fifo_bank #(
     endgenerate
     assign rot_out = g_rot[NST].r;
 
+    // the same rotation of the write mask: bank b is written when input (b - wr_bank) mod W is
+    wire [W-1:0] we_rot;
+    generate
+        for (st = 0; st <= NST; st = st + 1) begin : g_wrot
+            wire [W-1:0] r;
+            if (st == 0) begin : g_in
+                assign r = ok;
+            end else begin : g_st
+                localparam integer SH = (1 << (st - 1)) % W;
+                for (b = 0; b < W; b = b + 1) begin : g_b
+                    localparam integer SRC = (b - SH + W) % W;
+                    assign r[b] = wr_bank[st-1] ? g_wrot[st-1].r[SRC] : g_wrot[st-1].r[b];
+                end
+            end
+        end
+    endgenerate
+    assign we_rot = g_wrot[NST].r;
+
     // ---------------------------------------------------------------- banks
-    // Bank b takes the input (b - wr_bank) mod W when that index is below n_wr; it writes row
+    // Bank b takes the input (b - wr_bank) mod W when that input is written (we_rot); it writes row
     // wr_row, or wr_row + 1 when the write sequence wrapped past bank W-1 before reaching it.
     wire [W*WIDTH-1:0] bank_q;
     generate
         for (b = 0; b < W; b = b + 1) begin : g_bank
             reg  [WIDTH-1:0] mem [0:ROWS-1];
-            wire [BW:0]      idx  = ({1'b0, wr_bank} <= (BW+1)'(b)) ? (BW+1)'(b) - {1'b0, wr_bank}
-                                                                 : (BW+1)'(b + W) - {1'b0, wr_bank};
-            wire             we   = ({{(CW-BW){1'b0}}, idx} < n_wr);
+            wire             we   = we_rot[b];
             wire             nxt  = ({1'b0, wr_bank} > (BW+1)'(b));  // wrapped past bank W-1
             wire [RW-1:0]    row  = !nxt ? wr_row :
                                     ({{(32-RW){1'b0}}, wr_row} == ROWS - 1) ? {RW{1'b0}} : wr_row + 1'b1;
@@ -116,9 +151,32 @@ module fifo_bank #(
     endgenerate
 
     // ---------------------------------------------------------------- pointers
-    wire [BW+CW:0] wr_sum = {{CW{1'b0}}, 1'b0, wr_bank} + {{BW{1'b0}}, n_wr};  // < 2W
-    wire           wr_wrap = (wr_sum >= (BW+CW+1)'(W));
-    wire [BW-1:0]  wr_bank_n = wr_wrap ? BW'(wr_sum - (BW+CW+1)'(W)) : BW'(wr_sum);
+    // The next write bank is (wr_bank + n_wr) mod W and the count becomes cnt + n_wr - pop. Each is
+    // formed for every possible n_wr from the registers alone and selected by the one-hot end of the
+    // ok mask (and pop), so the adders sit before the select instead of after the inputs (a
+    // carry-select structure). The row advances when wr_bank + n_wr reaches W, that is when input
+    // W-1-wr_bank is written: a select of ok by the register.
+    reg [W-1:0]  wrap_at;
+    integer q;
+    always @* begin
+        for (q = 0; q < W; q = q + 1) wrap_at[q] = ({{(32-BW){1'b0}}, wr_bank} == W - 1 - q);
+    end
+    wire         wr_wrap = |(ok & wrap_at);
+    reg [BW-1:0] wr_bank_n;
+    reg [CW-1:0] cnt_n;
+    reg [BW:0]   sum_n;
+    integer n;
+    always @* begin
+        wr_bank_n = {BW{1'b0}};
+        cnt_n     = {CW{1'b0}};
+        for (n = 0; n <= W; n = n + 1) begin
+            sum_n = {1'b0, wr_bank} + (BW+1)'(n);                      // < 2W
+            if ((n == 0) ? !okx[0] : (okx[n-1] && !okx[n])) begin
+                wr_bank_n = wr_bank_n | ((sum_n >= (BW+1)'(W)) ? BW'(sum_n - (BW+1)'(W)) : BW'(sum_n));
+                cnt_n     = cnt_n | (pop ? cnt + CW'(n) - 1'b1 : cnt + CW'(n));
+            end
+        end
+    end
     wire [RW-1:0]  wr_row_n  = !wr_wrap ? wr_row :
                                ({{(32-RW){1'b0}}, wr_row} == ROWS - 1) ? {RW{1'b0}} : wr_row + 1'b1;
 
@@ -146,7 +204,7 @@ module fifo_bank #(
                     rd_bank <= rd_bank + 1'b1;
                 end
             end
-            cnt <= cnt + n_wr[CW-1:0] - CW'(pop);
+            cnt <= cnt_n;
             if (drop) overflow <= 1'b1;
         end
     end

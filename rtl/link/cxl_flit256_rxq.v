@@ -85,7 +85,10 @@ module cxl_flit256_rxq #(
             reg           ovf_r;
             wire [4:0]    n_in = msg_cnt[c*5 +: 5];
             wire          pop  = out_valid[c] && out_ready[c];
-            wire          fits = ({{(32-CW){1'b0}}, mcnt} + {27'd0, n_in} <= DEPTH);
+            // the flit's messages fit: n_in <= DEPTH - mcnt, the room taken from the register alone
+            // (no add after the input)
+            wire [CW-1:0] m_room = CW'(DEPTH) - mcnt;
+            wire          fits = ({27'd0, n_in} <= {{(32-CW){1'b0}}, m_room});
             wire          wr_c = wr && fits;
             wire          over = wr && !fits;
 
