@@ -1,7 +1,7 @@
 // HBM3-like buffer memory behind a synthesizable controller front-end (models/bridge/hbm.py is the
 // reference and states the rules). Storage is a plain line array; the timing is what an open-page
-// HBM pseudo-channel would give: per-bank state (open row, ACT/column/ready timestamps against a
-// free-running cycle counter), per-pseudo-channel data bus, tRCD/tCL/tRP/tRAS/tBURST.
+// HBM pseudo-channel would give: per-bank state (open row, ACT/column/ready times), per-pseudo-
+// channel data bus, tRCD/tCL/tRP/tRAS/tBURST.
 // One access is accepted per cycle into one of INFLIGHT slots. Scheduling is out of order across
 // banks: the column burst takes the earliest bus gap of its pseudo-channel at or after the bank is
 // ready (so a bank waiting for refresh does not hold the bus for the others), and the access
@@ -13,7 +13,11 @@
 // REF_POSTPONE behind, a timer cycle forces a round: every bank refreshed in NPC*NBANK consecutive
 // cycles, no access accepted meanwhile (one stall per tREFI for an in-order consumer instead of one
 // per bank). REF_POSTPONE=0: one bank at each timer cycle. NPC, NBANK, ROW_LINES, SETS: powers of
-// two, NPC, NBANK >= 2, T_REFI/(NPC*NBANK) > NPC*NBANK (checked at elaboration).
+// two, NPC, NBANK >= 2, T_REFI/(NPC*NBANK) > NPC*NBANK, T_RP + T_RFC below the per-bank refresh
+// interval (checked at elaboration).
+// Times: every time the scheduler keeps is an offset from the current cycle (TW bits, counting
+// down), so its decisions do not depend on the absolute cycle number and never see a wrap; `now`
+// (32-bit cycle count since reset) and `iss_done` (now + offset) wrap modulo 2^32, consistently.
 `default_nettype none
 module xb_hbm_ctrl #(
     parameter integer SETS      = 16,      // buffer lines (power of two, >= NPC * NBANK)
@@ -56,7 +60,6 @@ module xb_hbm_ctrl #(
     localparam integer NB     = NPC * NBANK;
     localparam integer NB_W   = $clog2(NB);
     localparam integer SHIFT  = NB_W + $clog2(ROW_LINES);
-    localparam [31:0] REF_SLOT = (T_REFI / NB > 0) ? 32'(T_REFI / NB) : 32'd1;
     localparam integer LIMIT  = REF_POSTPONE * NB;
     localparam integer OW     = $clog2(LIMIT + 2);
     localparam integer ROUND  = (REF_POSTPONE > 0) ? NB : 1;   // refreshes of a forced round
@@ -87,31 +90,78 @@ module xb_hbm_ctrl #(
         end
     endgenerate
 
+    localparam integer NB1    = (NB > 0) ? NB : 1;                     // NB, kept constant when refused
+    localparam integer RSLOT  = (T_REFI / NB1 > 0) ? T_REFI / NB1 : 1; // cycles between refreshes owed
+    localparam integer RS_W   = $clog2(RSLOT + 1);                     // width of the refresh timer
+    localparam integer CD     = T_CL + T_BURST;                        // column command to raw done
+    localparam integer TWIN   = (T_RAS > T_RCD + T_BURST) ? T_RAS - T_RCD : T_BURST;  // col to PRE
+    // Horizon: a bound on how far after now any time the scheduler keeps can lie, which sets the
+    // width TW of the relative times. An access's column time is at most STEP after that of an
+    // access still in flight (same bank: precharge after tRAS or the last burst, tRP, tRCD; same
+    // bus: the end of a held burst), such a chain has at most INFLIGHT links in flight, and a
+    // completion lies within tCL + tBURST + INFLIGHT of its column time. A refresh adds tRP + tRFC
+    // on top of a chain; at most REF_POSTPONE + 1 refreshes of one bank run close together, and
+    // the bank catches up between them since the per-bank refresh interval NB * RSLOT exceeds
+    // tRP + tRFC (refused otherwise: the bank's availability would run away). HORIZON sums these
+    // terms generously and TW keeps a factor 2 above it. This is an argued bound, not a proof;
+    // the equivalence runs against the absolute-time design check it on every cycle.
+    localparam integer STEP   = T_RP + T_RCD + TWIN + CD + INFLIGHT;
+    localparam integer HORIZON = (REF_POSTPONE + 2) * (T_RP + T_RFC + (INFLIGHT + 1) * STEP) +
+                                 NB * RSLOT;
+    localparam integer TW     = $clog2(2 * HORIZON);
+
+    // the relative-time width must fit the 32-bit absolute outputs, and refresh must keep up
+    generate
+        if (TW > 31) begin : g_bad_horizon
+            xb_hbm_ctrl_parameter_error_timing_horizon_exceeds_31_bits u_stop ();
+        end
+        if (T_RP + T_RFC >= NB * RSLOT) begin : g_bad_rfc
+            xb_hbm_ctrl_parameter_error_T_RP_plus_T_RFC_must_be_below_the_per_bank_refresh_interval u_stop ();
+        end
+    endgenerate
+
+    // Times are held relative to the current cycle: a register for a time x holds max(F, x - now)
+    // for a floor F (0 unless named) and counts down by one per cycle until it reaches F. The
+    // scheduler only compares times at or after now, where the floor loses nothing, so it works
+    // on TW-bit offsets and needs no subtraction on its path; only `now` and `iss_done` are
+    // 32-bit absolute (free-running counter plus offset, for the benches and debug outputs).
     reg [31:0] cnt;
     assign now = cnt;
 
-    reg             bk_open  [0:NB-1];
-    reg [IDX_W-1:0] bk_row   [0:NB-1];
-    reg [31:0]      bk_act   [0:NB-1];
-    reg [31:0]      bk_col   [0:NB-1];
-    reg [31:0]      bk_avail [0:NB-1];
-    reg [31:0]      next_ref;
+    // per bank: open row, and the times the next access would see in each case
+    reg             bk_open [0:NB-1];
+    reg [IDX_W-1:0] bk_row  [0:NB-1];
+    reg [TW-1:0]    bk_ceh  [0:NB-1];   // row hit: column ready, max(act + tRCD, col + tBURST)
+    reg [TW-1:0]    bk_am   [0:NB-1];   // row miss: ACT, max(act + tRAS, col + tBURST) + tRP (floor tRP)
+    reg [TW-1:0]    bk_cem  [0:NB-1];   // row miss: column ready, bk_am + tRCD (floor tRP + tRCD)
+    reg [TW-1:0]    bk_ac   [0:NB-1];   // closed: ACT, avail (the end of its refresh)
+    reg [TW-1:0]    bk_cec  [0:NB-1];   // closed: column ready, max(avail + tRCD, col + tBURST) (floor tRCD)
+    reg [TW-1:0]    bk_aras [0:NB-1];   // act + tRAS
+    reg [TW-1:0]    bk_arm  [0:NB-1];   // row miss: ACT + tRAS, bk_am + tRAS (floor tRP + tRAS)
+    reg [TW-1:0]    bk_arc  [0:NB-1];   // closed: ACT + tRAS, bk_ac + tRAS (floor tRAS)
+    reg [TW-1:0]    bk_kb   [0:NB-1];   // col + tBURST
+    reg [RS_W-1:0]  ref_left;           // cycles to the next refresh timer cycle
     reg [OW-1:0]    owed;
-    reg [RW_-1:0]   rnd_left;                // refreshes left in a forced round after this cycle
-    reg [IW_-1:0]   idle_q;                  // consecutive idle cycles before this one (saturating)
+    reg [RW_-1:0]   rnd_left;           // refreshes left in a forced round after this cycle
+    reg [IW_-1:0]   idle_q;             // consecutive idle cycles before this one (saturating)
     reg [NB_W-1:0]  ref_ptr;
     reg [511:0]     mem [0:SETS-1];
 
     // in-flight slots
     reg             s_v    [0:INFLIGHT-1];
-    reg [31:0]      s_done [0:INFLIGHT-1];
-    reg [31:0]      s_col  [0:INFLIGHT-1];   // start of the slot's data burst
+    reg [TW-1:0]    s_e    [0:INFLIGHT-1];   // end of the slot's data burst (col + tBURST)
+    reg [TW-1:0]    s_l    [0:INFLIGHT-1];   // col + 1 - tBURST: a burst starting in [s_l, s_e) overlaps it
+    reg [TW-1:0]    s_d    [0:INFLIGHT-1];   // reserved completion cycle
     reg             s_we   [0:INFLIGHT-1];
     reg [IDX_W-1:0] s_idx  [0:INFLIGHT-1];
     reg [TAG_W-1:0] s_tag  [0:INFLIGHT-1];
     reg [511:0]     s_data [0:INFLIGHT-1];
 
-    function automatic [31:0] mx(input [31:0] x0, input [31:0] x1);
+    // a relative time one cycle later (stays at its floor)
+    function automatic [TW-1:0] dn(input [TW-1:0] x, input [TW-1:0] f);
+        dn = (x == f) ? x : x - 1'b1;
+    endfunction
+    function automatic [TW-1:0] mx(input [TW-1:0] x0, input [TW-1:0] x1);
         mx = (x0 > x1) ? x0 : x1;
     endfunction
 
@@ -124,12 +174,12 @@ module xb_hbm_ctrl #(
         for (i = INFLIGHT - 1; i >= 0; i = i - 1) begin
             if (s_v[i]) busy = 1'b1;
             if (!s_v[i]) begin free_any = 1'b1; free_i = SL_W'(i); end
-            if (s_v[i] && s_done[i] == cnt) begin pop = 1'b1; pop_i = SL_W'(i); end
+            if (s_v[i] && s_d[i] == {TW{1'b0}}) begin pop = 1'b1; pop_i = SL_W'(i); end
         end
     end
 
     // refresh: owed count; a round starts at a timer cycle when every bank is REF_POSTPONE behind
-    wire tick   = (cnt == next_ref);
+    wire tick   = (ref_left == {RS_W{1'b0}});
     wire at_lim = (LIMIT == 0) ? 1'b1 : (owed >= OW'(LIMIT));
     wire idle_ok = (REF_IDLE == 0) ? 1'b1 : (idle_q >= IW_'(REF_IDLE));
     wire start  = tick && at_lim && (rnd_left == {RW_{1'b0}});
@@ -140,109 +190,174 @@ module xb_hbm_ctrl #(
     wire   idle_now  = !busy && !fire;
     wire   do_ref    = forced || ((owed != {OW{1'b0}}) && idle_now && idle_ok);
 
-    // bank timing of the offered access: earliest column time col_e of its bank
+    // bank timing of the offered access: every bank's column-ready and ACT time for this row in
+    // parallel (row compare, case select), then the one of its bank
     wire [NB_W-1:0]  bsel  = req_idx[NB_W-1:0];
     wire [PC_W-1:0]  psel  = req_idx[PC_W-1:0];
     wire [IDX_W-1:0] row_n = req_idx >> SHIFT;
-    reg  [31:0] act_n, col_e;
-    reg         new_act;
+    reg  [TW-1:0] b_ce  [0:NB-1];
+    reg           b_new [0:NB-1];
+    reg  [TW-1:0] b_ras [0:NB-1];   // ACT + tRAS after the access
+    integer b;
     always @* begin
-        new_act = 1'b1;
-        act_n   = bk_act[bsel];
-        if (bk_open[bsel] && bk_row[bsel] == row_n) begin
-            new_act = 1'b0;
-            col_e   = mx(mx(cnt, bk_act[bsel] + T_RCD), bk_col[bsel] + T_BURST);
-        end else begin
-            if (bk_open[bsel])
-                act_n = mx(mx(cnt, bk_act[bsel] + T_RAS), bk_col[bsel] + T_BURST) + T_RP;
-            else
-                act_n = mx(cnt, bk_avail[bsel]);
-            col_e = mx(act_n + T_RCD, bk_col[bsel] + T_BURST);
+        for (b = 0; b < NB; b = b + 1) begin
+            b_new[b] = !(bk_open[b] && bk_row[b] == row_n);
+            b_ce[b]  = !b_new[b] ? bk_ceh[b] : bk_open[b] ? bk_cem[b] : bk_cec[b];
+            b_ras[b] = !b_new[b] ? bk_aras[b] : bk_open[b] ? bk_arm[b] : bk_arc[b];
         end
     end
+    wire [TW-1:0] col_e   = b_ce[bsel];
+    wire [TW-1:0] aras_n  = b_ras[bsel];
 
-    // data bus of the pseudo-channel: the earliest start >= col_e whose burst overlaps no burst
-    // held by a slot of the same pseudo-channel; candidates are col_e and the end of each such burst.
-    // Every candidate is checked in parallel, and the earliest that fits is taken by a tree of
-    // compares (a running minimum would chain INFLIGHT+1 32-bit compares)
-    localparam integer NC = INFLIGHT + 1;           // candidates
-    localparam integer NT = 1 << $clog2(NC);        // tree leaves
-    reg [INFLIGHT-1:0] on_pc;
-    reg [31:0]         cand, col_n;
-    reg                fits;
-    reg [32*NT-1:0]    mt;                          // tree: candidates (all ones: unusable), then minima
-    integer c, m, lv;
+    // data bus of the pseudo-channel: the earliest start >= col_e whose burst overlaps no burst held
+    // by a slot of the same pseudo-channel. Candidates are col_e and the end of each held burst
+    // that lies after col_e (an end at or before col_e gives col_e again). Whether a burst end
+    // fits, and the order of the ends, depend on the slots only; the access adds one compare of
+    // col_e against each burst, then a one-hot pick of the earliest fitting end.
+    reg [INFLIGHT-1:0] on_pc, gt, ovl, e_fit, cv, sel;
+    reg                fit0;
+    integer c, m;
     always @* begin
-        for (m = 0; m < INFLIGHT; m = m + 1)
+        for (m = 0; m < INFLIGHT; m = m + 1) begin
             on_pc[m] = s_v[m] && (s_idx[m][PC_W-1:0] == psel);
-        mt = {(32*NT){1'b1}};
-        for (c = 0; c <= INFLIGHT; c = c + 1) begin
-            if (c == INFLIGHT) cand = col_e;
-            else               cand = mx(col_e, s_col[c] + T_BURST);
-            fits = (c == INFLIGHT) || on_pc[c];
+            gt[m]    = s_e[m] > col_e;
+            ovl[m]   = on_pc[m] && gt[m] && (s_l[m] <= col_e);
+        end
+        fit0 = ~|ovl;
+        for (c = 0; c < INFLIGHT; c = c + 1) begin
+            e_fit[c] = 1'b1;
             for (m = 0; m < INFLIGHT; m = m + 1)
-                if (on_pc[m] && (s_col[m] + T_BURST > cand) && (s_col[m] < cand + T_BURST)) fits = 1'b0;
-            if (fits) mt[32*c +: 32] = cand;
+                if (s_v[m] && s_idx[m][PC_W-1:0] == s_idx[c][PC_W-1:0] && s_e[m] > s_e[c] &&
+                    s_l[m] <= s_e[c]) e_fit[c] = 1'b0;
+            cv[c] = on_pc[c] && gt[c] && e_fit[c];
         end
-        for (lv = NT / 2; lv >= 1; lv = lv / 2)
-            for (c = 0; c < lv; c = c + 1)
-                mt[32*c +: 32] = (mt[32*(2*c+1) +: 32] < mt[32*(2*c) +: 32]) ? mt[32*(2*c+1) +: 32]
-                                                                             : mt[32*(2*c) +: 32];
-        col_n = mt[31:0];
+        for (c = 0; c < INFLIGHT; c = c + 1) begin
+            sel[c] = cv[c] && !fit0;
+            for (m = 0; m < INFLIGHT; m = m + 1)
+                if (m != c && cv[m] && (s_e[m] < s_e[c] || (s_e[m] == s_e[c] && m < c))) sel[c] = 1'b0;
+        end
     end
-    wire [31:0] done_raw = col_n + T_CL + T_BURST;
 
-    // completion reservation: first offset k < INFLIGHT with done_raw + k held by no slot (at most
-    // INFLIGHT-1 slots are held when an access is accepted, so one is always free)
-    reg [INFLIGHT-1:0] taken;
-    reg [31:0]         dk;
-    reg [SL_W:0]       off;
-    reg                found;
-    integer j;
-    always @* begin
-        taken = {INFLIGHT{1'b0}};
-        for (j = 0; j < INFLIGHT; j = j + 1) begin
-            dk = s_done[j] - done_raw;
-            if (s_v[j] && dk < 32'(INFLIGHT)) taken[dk[SL_W-1:0]] = 1'b1;
-        end
-        off = {(SL_W+1){1'b0}}; found = 1'b0;
+    // completion reservation: first offset k < INFLIGHT with raw done + k held by no slot (at most
+    // INFLIGHT-1 slots are held when an access is accepted, so one is always free). It is computed
+    // for every candidate column time in parallel, together with everything else the access
+    // writes (relative to the next cycle), so that nothing but the one-hot pick follows the bus
+    // fit: for col_e by equality of col_e with s_d - CD - k (prepared from the slots), for a
+    // burst end from the slots alone.
+    reg [TW+1:0] s_dkw [0:INFLIGHT-1][0:INFLIGHT-1];  // s_d - CD - k (negative: below any raw done)
+    integer j, k;
+    always @*
         for (j = 0; j < INFLIGHT; j = j + 1)
-            if (!found && !taken[j]) begin off = (SL_W+1)'(j); found = 1'b1; end
+            for (k = 0; k < INFLIGHT; k = k + 1)
+                s_dkw[j][k] = {2'b00, s_d[j]} - (TW + 2)'(CD + k);
+    // the ACT + tRAS time of the bank after this access, minus tBURST (a burst ending before it
+    // leaves the precharge to wait for tRAS)
+    wire [TW+1:0] ras_mb = {2'b00, aras_n} - (TW + 2)'(T_BURST);
+
+    localparam integer NCD = INFLIGHT + 1;   // candidates: each slot's burst end, then col_e
+    reg [TW-1:0]  cv_t  [0:NCD-1];   // the candidate column time
+    reg [TW-1:0]  w_e   [0:NCD-1];   // col + tBURST: the bank's and the slot's burst end
+    reg [TW-1:0]  w_l   [0:NCD-1];   // col + 1 - tBURST (floor 0)
+    reg [TW-1:0]  w_am  [0:NCD-1];   // ACT of a later row miss: max(act + tRAS, col + tBURST) + tRP
+    reg [TW-1:0]  w_cem [0:NCD-1];   // ... + tRCD
+    reg [TW-1:0]  w_arm [0:NCD-1];   // ... + tRAS
+    reg [TW-1:0]  w_d   [0:NCD-1];   // reserved completion
+    reg [NCD-1:0] pk;                // the candidate taken (one-hot)
+    reg [INFLIGHT-1:0] tk, fz;       // completion offsets held, first free offset (one-hot)
+    reg [TW+1:0]  dkc;
+    reg           ras_late;
+    reg [TW-1:0]  p_e, p_l, p_am, p_cem, p_arm, p_d;
+    always @* begin
+        p_e = {TW{1'b0}}; p_l = {TW{1'b0}}; p_am = {TW{1'b0}}; p_cem = {TW{1'b0}};
+        p_arm = {TW{1'b0}}; p_d = {TW{1'b0}};
+        for (c = 0; c < NCD; c = c + 1) begin
+            cv_t[c] = (c == INFLIGHT) ? col_e : s_e[c];
+            pk[c]   = (c == INFLIGHT) ? fit0 : sel[c];
+            tk = {INFLIGHT{1'b0}};
+            for (j = 0; j < INFLIGHT; j = j + 1)
+                if (c == INFLIGHT) begin
+                    for (k = 0; k < INFLIGHT; k = k + 1)
+                        if (s_v[j] && !s_dkw[j][k][TW+1] && s_dkw[j][k][TW-1:0] == col_e) tk[k] = 1'b1;
+                end else begin
+                    dkc = s_dkw[j][0] - {2'b00, s_e[c]};
+                    if (s_v[j] && !dkc[TW+1] && dkc < (TW + 2)'(INFLIGHT)) tk[dkc[SL_W-1:0]] = 1'b1;
+                end
+            for (k = 0; k < INFLIGHT; k = k + 1)
+                fz[k] = !tk[k] && &(tk | ({INFLIGHT{1'b1}} << k));    // offsets below k held
+            w_d[c] = {TW{1'b0}};
+            for (k = 0; k < INFLIGHT; k = k + 1)
+                if (fz[k]) w_d[c] = w_d[c] | (cv_t[c] + TW'(CD - 1 + k));
+            ras_late  = !ras_mb[TW+1] && ras_mb[TW:0] > {1'b0, cv_t[c]};
+            w_e[c]   = cv_t[c] + TW'(T_BURST - 1);
+            w_l[c]   = (cv_t[c] > TW'(T_BURST)) ? cv_t[c] - TW'(T_BURST) : {TW{1'b0}};
+            w_am[c]  = ras_late ? aras_n + TW'(T_RP - 1) : cv_t[c] + TW'(T_BURST + T_RP - 1);
+            w_cem[c] = ras_late ? aras_n + TW'(T_RP + T_RCD - 1)
+                                : cv_t[c] + TW'(T_BURST + T_RP + T_RCD - 1);
+            w_arm[c] = ras_late ? aras_n + TW'(T_RP + T_RAS - 1)
+                                : cv_t[c] + TW'(T_BURST + T_RP + T_RAS - 1);
+            if (pk[c]) begin
+                p_e = p_e | w_e[c]; p_l = p_l | w_l[c]; p_am = p_am | w_am[c];
+                p_cem = p_cem | w_cem[c]; p_arm = p_arm | w_arm[c]; p_d = p_d | w_d[c];
+            end
+        end
     end
-    wire [31:0] done_res = done_raw + 32'(off);
+
+    // the refreshed bank's ACT time (precharge after tRAS and the last burst, then tRP, tRFC)
+    wire [TW-1:0] rf_a  = bk_open[ref_ptr] ? bk_am[ref_ptr] + TW'(T_RFC) : bk_ac[ref_ptr] + TW'(T_RFC);
 
     integer bi;
     always @(posedge clk) begin
         if (rst) begin
             cnt      <= 32'd0;
-            next_ref <= REF_SLOT;
+            ref_left <= RS_W'(RSLOT);
             owed     <= {OW{1'b0}};
             rnd_left <= {RW_{1'b0}};
             idle_q   <= {IW_{1'b0}};
             ref_ptr  <= {NB_W{1'b0}};
+            // every bank as if ACT and column at cycle 0 and available since then
             for (bi = 0; bi < NB; bi = bi + 1) begin
-                bk_open[bi]  <= 1'b0;
-                bk_row[bi]   <= {IDX_W{1'b0}};
-                bk_act[bi]   <= 32'd0;
-                bk_col[bi]   <= 32'd0;
-                bk_avail[bi] <= 32'd0;
+                bk_open[bi] <= 1'b0;
+                bk_row[bi]  <= {IDX_W{1'b0}};
+                bk_ceh[bi]  <= TW'(T_RCD > T_BURST ? T_RCD : T_BURST);
+                bk_am[bi]   <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP);
+                bk_cem[bi]  <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP + T_RCD);
+                bk_ac[bi]   <= {TW{1'b0}};
+                bk_cec[bi]  <= TW'(T_RCD > T_BURST ? T_RCD : T_BURST);
+                bk_aras[bi] <= TW'(T_RAS);
+                bk_arm[bi]  <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP + T_RAS);
+                bk_arc[bi]  <= TW'(T_RAS);
+                bk_kb[bi]   <= TW'(T_BURST);
             end
             for (bi = 0; bi < INFLIGHT; bi = bi + 1) s_v[bi] <= 1'b0;
         end else begin
             cnt <= cnt + 32'd1;
-            if (tick) next_ref <= next_ref + REF_SLOT;
+            ref_left <= tick ? RS_W'(RSLOT - 1) : ref_left - 1'b1;
             owed <= owed + OW'(tick) - OW'(do_ref);
             if (start)                        rnd_left <= RW_'(ROUND - 1);
             else if (rnd_left != {RW_{1'b0}}) rnd_left <= rnd_left - 1'b1;
             if (!idle_now)                    idle_q <= {IW_{1'b0}};
             else if (!idle_ok)                idle_q <= idle_q + 1'b1;
+            for (bi = 0; bi < NB; bi = bi + 1) begin
+                bk_ceh[bi]  <= dn(bk_ceh[bi], {TW{1'b0}});
+                bk_am[bi]   <= dn(bk_am[bi], TW'(T_RP));
+                bk_cem[bi]  <= dn(bk_cem[bi], TW'(T_RP + T_RCD));
+                bk_ac[bi]   <= dn(bk_ac[bi], {TW{1'b0}});
+                bk_cec[bi]  <= dn(bk_cec[bi], TW'(T_RCD));
+                bk_aras[bi] <= dn(bk_aras[bi], {TW{1'b0}});
+                bk_arm[bi]  <= dn(bk_arm[bi], TW'(T_RP + T_RAS));
+                bk_arc[bi]  <= dn(bk_arc[bi], TW'(T_RAS));
+                bk_kb[bi]   <= dn(bk_kb[bi], {TW{1'b0}});
+            end
+            for (bi = 0; bi < INFLIGHT; bi = bi + 1) begin
+                s_e[bi] <= dn(s_e[bi], {TW{1'b0}});
+                s_l[bi] <= dn(s_l[bi], {TW{1'b0}});
+                s_d[bi] <= dn(s_d[bi], {TW{1'b0}});
+            end
             if (do_ref) begin
                 // REFsb on the oldest owed bank: precharge (after tRAS and the last burst), then tRFC
-                if (bk_open[ref_ptr])
-                    bk_avail[ref_ptr] <= mx(mx(cnt, bk_act[ref_ptr] + T_RAS),
-                                            bk_col[ref_ptr] + T_BURST) + T_RP + T_RFC;
-                else
-                    bk_avail[ref_ptr] <= mx(cnt, bk_avail[ref_ptr]) + T_RFC;
+                bk_ac[ref_ptr]  <= rf_a - 1'b1;
+                bk_arc[ref_ptr] <= rf_a + TW'(T_RAS - 1);
+                bk_cec[ref_ptr] <= mx(rf_a + TW'(T_RCD), bk_kb[ref_ptr]) - 1'b1;
                 bk_open[ref_ptr] <= 1'b0;
                 ref_ptr <= ref_ptr + 1'b1;
             end
@@ -250,11 +365,16 @@ module xb_hbm_ctrl #(
             if (fire) begin
                 bk_open[bsel] <= 1'b1;
                 bk_row[bsel]  <= row_n;
-                if (new_act) bk_act[bsel] <= act_n;
-                bk_col[bsel]   <= col_n;
+                bk_ceh[bsel]  <= p_e;
+                bk_kb[bsel]   <= p_e;
+                bk_am[bsel]   <= p_am;
+                bk_cem[bsel]  <= p_cem;
+                bk_arm[bsel]  <= p_arm;
+                bk_aras[bsel] <= dn(aras_n, {TW{1'b0}});
                 s_v[free_i]    <= 1'b1;
-                s_done[free_i] <= done_res;
-                s_col[free_i]  <= col_n;
+                s_e[free_i]    <= p_e;
+                s_l[free_i]    <= p_l;
+                s_d[free_i]    <= p_d;
                 s_we[free_i]   <= req_we;
                 s_idx[free_i]  <= req_idx;
                 s_tag[free_i]  <= req_tag;
@@ -274,7 +394,7 @@ module xb_hbm_ctrl #(
     assign rsp_tag    = s_tag[pop_i];
     assign rsp_data   = mem[h_idx];
     assign iss_valid  = fire;
-    assign iss_done   = done_res;
+    assign iss_done   = cnt + 32'(p_d) + 32'd1;   // p_d is relative to the next cycle
     assign ref_valid  = do_ref;
     assign ref_forced = forced;
     assign ref_bank   = ref_ptr;
