@@ -1,7 +1,8 @@
 """cocotb test of xb_hbm_ctrl on its own against models.bridge.HbmModel (cycle-exact).
 
-Random bursts and idle gaps (so refreshes run both when idle and forced), a hot set of lines (the
-same line written and read while in flight: per-line order), random lines over several rows (row
+Random bursts and idle gaps (so refreshes run both when idle and forced; one silent gap after the
+first phase makes an idle refresh happen on every seed), a hot set of lines (the same line written
+and read while in flight: per-line order), random lines over several rows (row
 misses; bus gaps of a pseudo-channel reused ahead of a bank that waits). Every cycle the checker
 compares: acceptance (ready low only in a forced refresh cycle or with every slot held), the
 reserved completion cycle of each accepted access, each refresh (cycle, bank, forced), and each
@@ -88,14 +89,20 @@ async def hbm_random(dut: object) -> None:
     cur: Pending | None = None
     seq = issued = reads_checked = 0
     last_done_seq = -1
-    busy_left, p_req = 0, 0.0
+    busy_left, p_req, phase = 0, 0.0, 0
     for _ in range(cfg.cycles):
         await FallingEdge(dut.clk)
         if busy_left <= 0:                   # next phase: a busy burst or an idle gap
-            if rng.random() < 0.5:
+            if phase == 1:
+                # one silent gap after the first phase, long enough for every access in flight to
+                # finish (a refresh-blocked miss takes up to about 250 cycles) and REF_IDLE idle
+                # cycles to pass with refreshes owed: an idle refresh on every seed
+                busy_left, p_req = rng.randint(500, 700), 0.0
+            elif rng.random() < 0.5:
                 busy_left, p_req = rng.randint(200, 900), rng.choice([0.6, 0.9, 1.0])
             else:
                 busy_left, p_req = rng.randint(1, 400), 0.01
+            phase += 1
         busy_left -= 1
         if cur is None and rng.random() < p_req:
             we = rng.random() < 0.5
