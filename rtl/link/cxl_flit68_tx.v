@@ -142,8 +142,10 @@ module cxl_flit68_tx #(
             if (code != 3'd0) begin
                 if (use_mem) crd_t[(f+3)*8 +: 8] = crd_value(code);
                 else         crd_t[f*8 +: 8]     = crd_value(code);
-                crd_rr_next[f] = !use_mem;
             end
+            // the code is nonzero exactly when either count is (see any_crd): tested on the
+            // counts so that the round robin's update does not wait for the code (timing)
+            if (pc != 8'd0 || pm != 8'd0) crd_rr_next[f] = !use_mem;
             // header order: RspCrd [23:20] (f=1), ReqCrd [27:24] (f=0), DataCrd [31:28] (f=2)
             case (f)
                 0:       crd_hdr[7:4]  = {use_mem, code};
