@@ -41,7 +41,7 @@ module sp_mem_node #(
     input  wire             s2m_drs_ready,
     output wire [127:0]     s2m_drs_hdr,
     output wire [511:0]     s2m_drs_data,
-    output reg  [31:0]      stat_alias         // writes that overwrote another line's stored data
+    output wire [31:0]      stat_alias         // writes that overwrote another line's stored data
 );
     `include "cxl_defs.vh"
     localparam integer TW  = 32;                       // timestamp width (wrap-safe compare)
@@ -95,11 +95,11 @@ module sp_mem_node #(
             mval[wr_idx] <= 1'b1;
         end
     end
-    always @(posedge clk) begin
-        if (rst) stat_alias <= 32'd0;
-        else if (wr_fire && mval[wr_idx] && mkey[wr_idx] != wr_line[45:AW])
-            stat_alias <= stat_alias + 32'd1;
-    end
+    // overwrite count: a prefix-carry counter (a ripple +1 is 31 levels at 32 bits)
+    stat_counter #(.WIDTH(32), .AW(1)) u_alias (
+        .clk(clk), .rst(rst), .en(wr_fire && mval[wr_idx] && mkey[wr_idx] != wr_line[45:AW]),
+        .add(1'b1), .count(stat_alias)
+    );
 
     // ---------------------------------------------------------------- reads: M2S Req -> S2M DRS
     wire [RDW-1:0] rd_in = {due, m2s_req_hdr[CXL_M2S_REQ_TAG_LSB +: 16], m2s_req_hdr[CXL_M2S_REQ_LDID_LSB +: 4],

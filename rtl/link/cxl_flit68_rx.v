@@ -194,42 +194,98 @@ module cxl_flit68_rx #(
 
     // ---- slot roles, in flit order: rollover chunk of the pending line, chunk of this flit's
     // new line, or header slot (only header slots' messages count). Small state only.
-    reg [3:0]   s_roll, s_new, s_hdr;
-    reg [7:0]   s_nidx;         // chunk index (2 bits per slot) of a new-line chunk
-    reg [2:0]   owed_new;       // chunks of this flit's new DH still to come
-    reg         new_dh;
-    reg         err_slot;
-    reg [1:0]   dh_slot;        // header slot of the (last) DH
-    reg [1:0]   dh_q;           // its position
-    integer     j, q;
-    always @* begin
-        s_roll = 4'd0; s_new = 4'd0; s_hdr = 4'd0; s_nidx = 8'd0;
-        owed_new = 3'd0; new_dh = 1'b0; err_slot = 1'b0; dh_slot = 2'd0; dh_q = 2'd0;
-        for (j = 0; j < 4; j = j + 1) begin
-            if (j != 0 && j <= {29'd0, roll}) begin
-                s_roll[j] = 1'b1;
-                if (sf[j] != 3'd0) err_slot = 1'b1;
-            end else if (j != 0 && owed_new != 3'd0) begin
-                s_new[j] = 1'b1;
-                if (sf[j] != 3'd0) err_slot = 1'b1;
-                s_nidx[2*j +: 2] = 2'(3'd4 - owed_new);
-                owed_new = owed_new - 3'd1;
-            end else if (j != 0 && sf[j] == 3'd0) begin
-                err_slot = 1'b1;                                     // data nobody owes
-            end else begin
-                s_hdr[j] = 1'b1;
-                if (!ds[DW*j + DW-1]) err_slot = 1'b1;
-                for (q = 0; q < 4; q = q + 1) begin
-                    if (ds[DW*j + 6*q + 2] || ds[DW*j + 6*q + 5]) begin
-                        if (new_dh) err_slot = 1'b1;                 // one DH per flit
-                        new_dh   = 1'b1;
-                        owed_new = 3'd4;
-                        dh_slot  = 2'(j);
-                        dh_q     = 2'(q);
+    // ---- per-class packing: a message's index is the number of messages of its class before
+    // it in flit order. Candidate k = 4*slot + position.
+    // Both depend on `roll` only through which of slots 1..3 are rollover chunks, so they are
+    // computed for each of the four cases (roll 0, 1, 2, 3 or more) from the flit alone, down to
+    // the per-output candidate picks, and the registered `roll` selects one case at the end: the
+    // select is a few levels after the roll flops instead of the start of the role chain and the
+    // rank network (timing).
+    reg [3:0]        s_roll, s_new;
+    reg [7:0]        s_nidx;    // chunk index (2 bits per slot) of a new-line chunk
+    reg [2:0]        owed_new;  // chunks of this flit's new DH still to come
+    reg              new_dh;
+    reg              err_slot;
+    reg [1:0]        dh_slot;   // header slot of the (last) DH
+    reg [1:0]        dh_q;      // its position
+    reg              cnt_err;   // more messages of some class than the spec allows per flit
+    reg [6*MAXM-1:0] mv;        // bit c*MAXM + m: output m of class c holds a message
+    reg [6*MAXM*16-1:0] pick;   // bit (c*MAXM + m)*16 + k: output m of class c is candidate k
+                                // (at most one k per output: the ranks of a class's candidates
+                                // differ, so the outputs are AND-OR selects)
+    // case r of the above (RW bits each), concatenated in the order of the select below
+    localparam integer RW = 4 + 4 + 8 + 3 + 1 + 1 + 2 + 2 + 1 + 6*MAXM + 6*MAXM*16;
+    wire [RW-1:0]    rcase [0:3];
+    genvar gr;
+    generate
+        for (gr = 0; gr < 4; gr = gr + 1) begin : g_rcase
+            reg [3:0]        c_roll, c_new, c_hdr;
+            reg [7:0]        c_nidx;
+            reg [2:0]        c_owed;
+            reg              c_newdh, c_err;
+            reg [1:0]        c_dhs, c_dhq;
+            reg [6*16-1:0]   c_cv;      // cv, cnt, rank: see the packing comment above
+            reg [6*5-1:0]    c_cnt;
+            reg [6*16*5-1:0] c_rank;
+            reg              c_cerr;
+            reg [6*MAXM-1:0] c_mv;
+            reg [6*MAXM*16-1:0] c_pick;
+            integer          j, q, c, k, m;
+            always @* begin
+                c_roll = 4'd0; c_new = 4'd0; c_hdr = 4'd0; c_nidx = 8'd0;
+                c_owed = 3'd0; c_newdh = 1'b0; c_err = 1'b0; c_dhs = 2'd0; c_dhq = 2'd0;
+                for (j = 0; j < 4; j = j + 1) begin
+                    if (j != 0 && j <= gr) begin
+                        c_roll[j] = 1'b1;
+                        if (sf[j] != 3'd0) c_err = 1'b1;
+                    end else if (j != 0 && c_owed != 3'd0) begin
+                        c_new[j] = 1'b1;
+                        if (sf[j] != 3'd0) c_err = 1'b1;
+                        c_nidx[2*j +: 2] = 2'(3'd4 - c_owed);
+                        c_owed = c_owed - 3'd1;
+                    end else if (j != 0 && sf[j] == 3'd0) begin
+                        c_err = 1'b1;                                    // data nobody owes
+                    end else begin
+                        c_hdr[j] = 1'b1;
+                        if (!ds[DW*j + DW-1]) c_err = 1'b1;
+                        for (q = 0; q < 4; q = q + 1) begin
+                            if (ds[DW*j + 6*q + 2] || ds[DW*j + 6*q + 5]) begin
+                                if (c_newdh) c_err = 1'b1;               // one DH per flit
+                                c_newdh = 1'b1;
+                                c_owed  = 3'd4;
+                                c_dhs   = 2'(j);
+                                c_dhq   = 2'(q);
+                            end
+                        end
+                    end
+                end
+                c_cv = {6*16{1'b0}}; c_cnt = {6*5{1'b0}}; c_rank = {6*16*5{1'b0}};
+                for (c = 0; c < 6; c = c + 1)
+                    for (k = 0; k < 16; k = k + 1) begin
+                        c_cv[16*c + k] = c_hdr[k / 4] && ds[DW*(k / 4) + 6*(k % 4) + c];
+                        c_rank[(16*c + k)*5 +: 5] = c_cnt[5*c +: 5];
+                        c_cnt[5*c +: 5] = c_cnt[5*c +: 5] + {4'd0, c_cv[16*c + k]};
+                    end
+                c_cerr = 1'b0; c_mv = {6*MAXM{1'b0}}; c_pick = {6*MAXM*16{1'b0}};
+                for (c = 0; c < 6; c = c + 1) begin
+                    if (c_cnt[5*c +: 5] > {1'b0, MAXK[4*c +: 4]}) c_cerr = 1'b1;
+                    for (m = 0; m < MAXM; m = m + 1) begin
+                        c_mv[c*MAXM + m] = (5'(m) < c_cnt[5*c +: 5]);
+                        for (k = 0; k < 16; k = k + 1)
+                            c_pick[(c*MAXM + m)*16 + k] =
+                                c_cv[16*c + k] && c_rank[(16*c + k)*5 +: 5] == 5'(m);
                     end
                 end
             end
+            assign rcase[gr] = {c_roll, c_new, c_nidx, c_owed, c_newdh, c_err, c_dhs, c_dhq,
+                                c_cerr, c_mv, c_pick};
         end
+    endgenerate
+    // roll 4 makes slots 1..3 rollover chunks, as roll 3 does
+    wire [1:0] rsel = roll[2] ? 2'd3 : roll[1:0];
+    always @* begin
+        {s_roll, s_new, s_nidx, owed_new, new_dh, err_slot, dh_slot, dh_q, cnt_err, mv, pick} =
+            rcase[rsel];
     end
 
     // Header and class of the new DH (the last one in flit order)
@@ -251,22 +307,6 @@ module cxl_flit68_rx #(
                     odata_p[128*i +: 128] = sb[js];
                 if (s_new[js] && s_nidx[2*js +: 2] == 2'(i))
                     ndata[128*i +: 128] = sb[js];
-            end
-    end
-
-    // ---- per-class packing: a message's index is the number of messages of its class before
-    // it in flit order. Candidate k = 4*slot + position.
-    reg [6*16-1:0]   cv;        // bit 16*c + k: candidate k holds a counted message of class c
-    reg [6*5-1:0]    cnt;       // messages per class (data headers included)
-    reg [6*16*5-1:0] rank;      // 5 bits at (16*c + k)*5: class-c messages before candidate k
-    integer    c, k;
-    always @* begin
-        cv = {6*16{1'b0}}; cnt = {6*5{1'b0}}; rank = {6*16*5{1'b0}};
-        for (c = 0; c < 6; c = c + 1)
-            for (k = 0; k < 16; k = k + 1) begin
-                cv[16*c + k] = s_hdr[k / 4] && ds[DW*(k / 4) + 6*(k % 4) + c];
-                rank[(16*c + k)*5 +: 5] = cnt[5*c +: 5];
-                cnt[5*c +: 5] = cnt[5*c +: 5] + {4'd0, cv[16*c + k]};
             end
     end
 
@@ -352,17 +392,16 @@ module cxl_flit68_rx #(
             if (new_dh && (flit[4] != 1'b1 || flit[3] != 1'b0)) err = 1'b1;
             if (new_dh) roll_next = owed_new;
             else if (old_done) roll_next = 3'd0;
-            for (cm = 0; cm < 6; cm = cm + 1)
-                if (cnt[5*cm +: 5] > {1'b0, MAXK[4*cm +: 4]}) err = 1'b1;
+            if (cnt_err) err = 1'b1;
             // Non-data messages per class in flit order (data headers complete in old_done)
             for (cm = 0; cm < 6; cm = cm + 1)
                 if (cm != 2 && cm != 5)
                     for (m = 0; m < MAXM; m = m + 1) begin
-                        msg_valid[cm*MAXM + m] = (5'(m) < cnt[5*cm +: 5]);
+                        msg_valid[cm*MAXM + m] = mv[cm*MAXM + m];
                         for (kk = 0; kk < 16; kk = kk + 1)
-                            if (cv[16*cm + kk] && rank[(16*cm + kk)*5 +: 5] == 5'(m))
-                                msg_hdr[(cm*MAXM + m)*128 +: 128] =
-                                    ds[DW*(kk / 4) + 24 + 128*(kk % 4) +: 128];
+                            msg_hdr[(cm*MAXM + m)*128 +: 128] = msg_hdr[(cm*MAXM + m)*128 +: 128] |
+                                ({128{pick[(cm*MAXM + m)*16 + kk]}} &
+                                 ds[DW*(kk / 4) + 24 + 128*(kk % 4) +: 128]);
                     end
         end
 

@@ -86,11 +86,20 @@ module cxl_flit68_tx #(
         crd_value = (code == 3'd0) ? 8'd0 : (8'd1 << (code - 3'd1));
     endfunction
 
+    // Some credit field returns credits: the field of classes f / f+3 carries a nonzero code
+    // exactly when either count is nonzero (the round robin only picks which one), so this is
+    // taken from the counts directly and not through the round robin and the code (timing).
+    wire        any_crd = (crd_pend != 48'd0);
+    // Some message is placed: slot 0 always takes a message of this direction when one is
+    // available (DOWN sends classes 0, 1, 2, 3, 5; UP 0, 1, 2, 4, 5), so this equals `take` != 0
+    // in a flit that may carry messages, and it does not wait for the packing (timing).
+    wire        any_msg = (UP == 0) ? (|{msg_avail[5], msg_avail[3:0]})
+                                    : (|{msg_avail[5:4], msg_avail[2:0]});
+
     reg [511:0] body;         // flit bits [511:0]
     reg [2:0]   fmt [0:3];
     reg [11:0]  crd_hdr;      // {DataCrd, ReqCrd, RspCrd}
     reg [47:0]  crd_t;
-    reg         any_crd;
     reg [1:0]   dsel;         // 0 none, 1 C_DATA, 2 M_DATA
     reg         dh_placed;
     reg         x_placed;     // the "other" header (DOWN: M2S Req, UP: D2H Req) already placed
@@ -98,7 +107,6 @@ module cxl_flit68_tx #(
     reg [2:0]   roll_next;
     reg [511:0] dline;
     reg [5:0]   take;
-    reg         any_msg;
     reg         upd_state;
     reg [2:0]   crd_rr_next;
     integer     j, f;
@@ -109,7 +117,6 @@ module cxl_flit68_tx #(
         crd_hdr        = 12'd0;
         crd_t          = 48'd0;
         crd_take       = 48'd0;
-        any_crd        = 1'b0;
         take           = 6'd0;
         ack_take       = 8'd0;
         flit_retryable = 1'b0;
@@ -119,7 +126,6 @@ module cxl_flit68_tx #(
         x_placed       = 1'b0;
         dsel           = 2'd0;
         gs             = 3'd0;
-        any_msg        = 1'b0;
         upd_state      = 1'b0;
         crd_rr_next    = crd_rr;
         j              = 0;
@@ -134,11 +140,12 @@ module cxl_flit68_tx #(
             use_mem = (pm != 8'd0) && (crd_rr[f] || (pc == 8'd0));
             code = crd_code(use_mem ? pm : pc);
             if (code != 3'd0) begin
-                any_crd = 1'b1;
                 if (use_mem) crd_t[(f+3)*8 +: 8] = crd_value(code);
                 else         crd_t[f*8 +: 8]     = crd_value(code);
-                crd_rr_next[f] = !use_mem;
             end
+            // the code is nonzero exactly when either count is (see any_crd): tested on the
+            // counts so that the round robin's update does not wait for the code (timing)
+            if (pc != 8'd0 || pm != 8'd0) crd_rr_next[f] = !use_mem;
             // header order: RspCrd [23:20] (f=1), ReqCrd [27:24] (f=0), DataCrd [31:28] (f=2)
             case (f)
                 0:       crd_hdr[7:4]  = {use_mem, code};
@@ -272,7 +279,6 @@ module cxl_flit68_tx #(
                         take[dsel == 2'd1 ? 2 : 5] = 1'b1;
                         dline = (dsel == 2'd1) ? msg_data[0 +: 512] : msg_data[512 +: 512];
                     end
-                    any_msg = (take != 6'd0);
                     // Rollover chunks of the previous line go first, in slots 1..roll.
                     for (j = 1; j < 4; j = j + 1) begin
                         if (j <= roll) begin
@@ -336,16 +342,22 @@ module cxl_flit68_tx #(
             roll   <= 3'd0;
             dh_rr  <= 1'b0;
             crd_rr <= 3'd0;
-        end else if (fire && ctl_kind == K_NONE && upd_state) begin
-            roll   <= roll_next;
-            crd_rr <= crd_rr_next;
-            if (take[2] || take[5]) dh_rr <= take[2];
+        end else begin
+            if (fire && ctl_kind == K_NONE && upd_state) begin
+                roll   <= roll_next;
+                crd_rr <= crd_rr_next;
+            end
+            // a placed DH is taken (see pdata below): take[2] || take[5] is dh_placed, and
+            // take[2] is dsel == 1
+            if (fire && dh_placed) dh_rr <= (dsel == 2'd1);
         end
     end
 
-    // Line of the DH carried by the fired flit; only read while roll != 0.
+    // Line of the DH carried by the fired flit; only read while roll != 0. A placed DH is always
+    // taken (dh_placed is only set in a K_NONE protocol flit, which takes it), so dh_placed
+    // stands for take[2] || take[5] here: it skips the flit-kind decision (timing).
     always @(posedge clk) begin
-        if (fire && ctl_kind == K_NONE && (take[2] || take[5])) pdata <= dline;
+        if (fire && dh_placed) pdata <= dline;
     end
 
 endmodule
