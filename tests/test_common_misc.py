@@ -1,4 +1,4 @@
-"""RTL tests of rtl/common rr_arbiter and credit_counter via tb/common pyuvm benches."""
+"""RTL tests of rtl/common rr_arbiter, credit_counter and stat_counter via tb/common pyuvm benches."""
 from __future__ import annotations
 
 import pytest
@@ -19,3 +19,11 @@ def test_credit_counter(width: int, init: int) -> None:
     run_cocotb(top="credit_counter", sources=rtl_sources("common/credit_counter.v"),
                test_module="tb.common.tb_credit_counter",
                parameters={"WIDTH": width, "INIT": init})
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("width,aw", [(32, 32), (7, 3), (6, 1)])
+def test_stat_counter(width: int, aw: int) -> None:
+    run_cocotb(top="stat_counter", sources=rtl_sources("common/stat_counter.v"),
+               test_module="tb.common.tb_stat_counter",
+               parameters={"WIDTH": width, "AW": aw})

@@ -139,3 +139,27 @@ class CreditCounterModel:
         if take and not self.avail:
             self.err = True
         self.count = min(self.max, self.count + add - int(ok))
+
+
+@dataclass
+class StatCounterModel:
+    """Statistics count: +add in every cycle with en set, wrapping modulo 2**width; reset clears it.
+    ``carry_top`` names how far the carry of an add runs (the property a prefix adder must get
+    right): -1 no carry, k the highest bit a carry enters, ``width`` a wrap past the top."""
+
+    width: int
+    count: int = 0
+
+    @property
+    def mod(self) -> int:
+        return 1 << self.width
+
+    def carry_top(self, add: int) -> int:
+        total = self.count + add
+        if total >= self.mod:
+            return self.width
+        return ((total ^ self.count ^ add).bit_length() - 1)
+
+    def step(self, en: bool, add: int) -> None:
+        if en:
+            self.count = (self.count + add) % self.mod
