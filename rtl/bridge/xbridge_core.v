@@ -91,11 +91,11 @@ module xbridge_core #(
     // status
     output reg  [15:0]           stat_err,        // XLink requests answered with ERR (saturating)
     output reg  [15:0]           stat_proto_err,  // CXL responses with an unknown tag / opcode (dropped)
-    output reg  [31:0]           stat_hit,        // read lines answered from the hot-line cache
-    output reg  [31:0]           stat_fwd,        // read lines forwarded from the write buffer
-    output reg  [31:0]           stat_miss,       // read lines sent to CXL.mem
-    output reg  [31:0]           stat_ht_hit,     // requests that skipped translation
-    output reg  [31:0]           stat_rmw,        // partial-line writes that had to read their line
+    output wire [31:0]           stat_hit,        // read lines answered from the hot-line cache
+    output wire [31:0]           stat_fwd,        // read lines forwarded from the write buffer
+    output wire [31:0]           stat_miss,       // read lines sent to CXL.mem
+    output wire [31:0]           stat_ht_hit,     // requests that skipped translation
+    output wire [31:0]           stat_rmw,        // partial-line writes that had to read their line
     output wire                  wb_empty,
     // debug (testbench): per issued line (per lane) and per request entering the reorder buffer
     output wire [LANES-1:0]      dbg_line_valid,
@@ -554,19 +554,25 @@ module xbridge_core #(
     wire [16:0] proto_sum = {1'b0, stat_proto_err} + 17'(n_proto);
     always @(posedge clk) begin
         if (rst) begin
-            stat_err <= 16'd0; stat_proto_err <= 16'd0; stat_hit <= 32'd0; stat_fwd <= 32'd0;
-            stat_miss <= 32'd0; stat_ht_hit <= 32'd0; stat_rmw <= 32'd0;
+            stat_err <= 16'd0; stat_proto_err <= 16'd0;
         end else begin
             if (tx_fire && tx_t == 3'd0 && h_st != ST_OK && stat_err != 16'hFFFF)
                 stat_err <= stat_err + 16'd1;
             stat_proto_err <= proto_sum[16] ? 16'hFFFF : proto_sum[15:0];
-            stat_hit  <= stat_hit + 32'(n_hit);
-            stat_fwd  <= stat_fwd + 32'(n_fwd);
-            stat_miss <= stat_miss + 32'(n_miss);
-            stat_rmw  <= stat_rmw + 32'(n_rmw);
-            if (s1_to_i && s1_hit) stat_ht_hit <= stat_ht_hit + 32'd1;
         end
     end
+    // The wrapping 32-bit event counts sit after the lanes' per-cycle decisions: a prefix adder
+    // (stat_counter) keeps the add to about log2(32) levels instead of a 32-bit ripple carry.
+    stat_counter #(.WIDTH(32), .AW(3)) u_stat_hit (
+        .clk(clk), .rst(rst), .en(1'b1), .add(n_hit), .count(stat_hit));
+    stat_counter #(.WIDTH(32), .AW(3)) u_stat_fwd (
+        .clk(clk), .rst(rst), .en(1'b1), .add(n_fwd), .count(stat_fwd));
+    stat_counter #(.WIDTH(32), .AW(3)) u_stat_miss (
+        .clk(clk), .rst(rst), .en(1'b1), .add(n_miss), .count(stat_miss));
+    stat_counter #(.WIDTH(32), .AW(3)) u_stat_rmw (
+        .clk(clk), .rst(rst), .en(1'b1), .add(n_rmw), .count(stat_rmw));
+    stat_counter #(.WIDTH(32), .AW(1)) u_stat_ht_hit (
+        .clk(clk), .rst(rst), .en(s1_to_i && s1_hit), .add(1'b1), .count(stat_ht_hit));
     // header bits the bridge does not interpret
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused_ok = &{1'b0, t_hpa, t_off, hh[7:0], h_lenf, c_hi[16], c_lo[16], c_nb6, c_nl6, h_nb6, ln_now};
