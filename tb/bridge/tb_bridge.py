@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections import Counter
 
 import cocotb
 import pyuvm
@@ -219,6 +220,11 @@ class BridgeBase(uvm_test):
             assert rmw <= n_part, f"{rmw} read-modify-writes for {n_part} partial lines"
         else:
             assert rmw == n_part, f"{rmw} read-modify-writes for {n_part} partial lines"
+        # the line counters count the lanes' issue events, which the debug monitor saw one by one
+        seen = Counter(k for ks in self.env.dbg.kinds.values() for k in ks)
+        for stat, kind in (("stat_hit", "hit"), ("stat_fwd", "fwd"), ("stat_miss", "memrd")):
+            got = int(getattr(dut, stat).value)
+            assert got == seen[kind], f"{stat} {got}, {seen[kind]} {kind} lines issued"
         self.logger.info(f"{len(self.sent)} requests, stats hit={int(dut.stat_hit.value)} "
                          f"rmw={int(dut.stat_rmw.value)} "
                          f"fwd={int(dut.stat_fwd.value)} miss={int(dut.stat_miss.value)} "
