@@ -18,7 +18,7 @@
 // cycle: the read sees the old data).
 module sp_mem_node #(
     parameter integer DEPTH = 32,              // outstanding requests per class
-    parameter integer LAT_W = 16,
+    parameter integer LAT_W = 16,              // width of `lat`, 1..32
     parameter integer AW    = 4,               // stored lines = 2^AW (1..24); the co-simulation sets 18
     parameter [17:0]  DATA_TAG = 18'h3C0DE     // upper bits of each 64-bit word of an unwritten line
 ) (
@@ -46,8 +46,8 @@ module sp_mem_node #(
     `include "cxl_defs.vh"
     localparam integer TW  = 32;                       // timestamp width (wrap-safe compare)
     localparam integer KW  = 46 - AW;                  // line-address bits kept as the entry tag
-    localparam integer RDW = TW + 16 + 4 + 512;        // {due, tag, ldid, data}
-    localparam integer WRW = TW + 16 + 4;              // {due, tag, ldid}
+    localparam integer RDW = 16 + 4 + 512;             // {tag, ldid, data}
+    localparam integer WRW = 16 + 4;                   // {tag, ldid}
     localparam [1:0] META_NOOP = 2'b11;
 
     // illegal parameters are refused at elaboration
@@ -57,12 +57,55 @@ module sp_mem_node #(
         end
     endgenerate
 
-    reg [TW-1:0] now;
+    // Time. A response is due once $signed(now - due) >= 0 with due = now + lat at acceptance (32-bit
+    // wrap-safe). The queues keep due - 1 per entry and a per-entry flag of that compare
+    // (sp_mem_due), so no subtraction sits between a queue's head and its pop. due - 1 is
+    // `prev` + lat, where `prev` = now - 1 is now delayed by one cycle (reset to all ones).
+    // `now` counts on stat_counter and the sum is a kept Kogge-Stone prefix adder: yosys' ripple
+    // carry chains are one or two levels per bit after ABC.
+    wire [TW-1:0] now;
+    reg  [TW-1:0] prev;
+    stat_counter #(.WIDTH(TW), .AW(1)) u_now (
+        .clk(clk), .rst(rst), .en(1'b1), .add(1'b1), .count(now)
+    );
     always @(posedge clk) begin
-        if (rst) now <= {TW{1'b0}};
-        else     now <= now + {{(TW-1){1'b0}}, 1'b1};
+        if (rst) prev <= {TW{1'b1}};
+        else     prev <= now;
     end
-    wire [TW-1:0] due = now + {{(TW-LAT_W){1'b0}}, lat};
+    wire [TW-1:0] lat_x = {{(TW-LAT_W){1'b0}}, lat};
+    // the accepted request's compare one cycle after acceptance: $signed(1 - lat) >= 0
+    wire          in_due = (lat_x[TW-1:1] == {(TW-1){1'b0}}) || (lat_x[TW-1] && |lat_x[TW-2:1]);
+    // due_m1 = prev + lat_x: ks_g[l][i] / ks_p[l][i] generate / propagate of bits (i - 2^l + 1 .. i)
+    localparam integer KL = $clog2(TW);
+    wire [TW-1:0] ks_g [0:KL] /*verilator split_var*/;
+    wire [TW-1:0] ks_p [0:KL] /*verilator split_var*/;
+    (* keep *) wire [TW-1:0] ks_g0;
+    (* keep *) wire [TW-1:0] ks_p0;
+    assign ks_g0   = prev & lat_x;
+    assign ks_p0   = prev ^ lat_x;
+    assign ks_g[0] = ks_g0;
+    assign ks_p[0] = ks_p0;
+    genvar gl, gi;
+    generate
+        for (gl = 0; gl < KL; gl = gl + 1) begin : g_ks
+            for (gi = 0; gi < TW; gi = gi + 1) begin : g_bit
+                if (gi >= (1 << gl)) begin : g_op
+                    (* keep *) wire gk;
+                    (* keep *) wire pk;
+                    assign gk = ks_g[gl][gi] | (ks_p[gl][gi] & ks_g[gl][gi - (1 << gl)]);
+                    assign pk = ks_p[gl][gi] & ks_p[gl][gi - (1 << gl)];
+                    assign ks_g[gl+1][gi] = gk;
+                    assign ks_p[gl+1][gi] = pk;
+                end else begin : g_pass
+                    assign ks_g[gl+1][gi] = ks_g[gl][gi];
+                    assign ks_p[gl+1][gi] = ks_p[gl][gi];
+                end
+            end
+        end
+    endgenerate
+    // carry into bit i is the generate of bits 0 .. i-1
+    wire [TW-1:0] due_m1 = ks_p0 ^ {ks_g[KL][TW-2:0], 1'b0};
+    wire          ks_unused = &{1'b0, ks_g[KL][TW-1], ks_p[KL]};
 
     // ---------------------------------------------------------------- line store
     reg [511:0]      mem  [0:(1 << AW)-1];
@@ -102,11 +145,14 @@ module sp_mem_node #(
     );
 
     // ---------------------------------------------------------------- reads: M2S Req -> S2M DRS
-    wire [RDW-1:0] rd_in = {due, m2s_req_hdr[CXL_M2S_REQ_TAG_LSB +: 16], m2s_req_hdr[CXL_M2S_REQ_LDID_LSB +: 4],
+    wire [RDW-1:0] rd_in = {m2s_req_hdr[CXL_M2S_REQ_TAG_LSB +: 16], m2s_req_hdr[CXL_M2S_REQ_LDID_LSB +: 4],
                             rd_now};
     wire           rd_v;
     wire [RDW-1:0] rd_q;
-    wire           rd_due = ($signed(now - rd_q[RDW-1 -: TW]) >= 0);
+    wire           rd_due;
+    sp_mem_due #(.DEPTH(DEPTH), .TW(TW)) u_rd_due (
+        .clk(clk), .rst(rst), .push(m2s_req_valid && m2s_req_ready), .pop(s2m_drs_valid && s2m_drs_ready),
+        .in_last(due_m1), .in_due(in_due), .now(now), .head_due(rd_due));
     /* verilator lint_off PINCONNECTEMPTY */
     sync_fifo #(.WIDTH(RDW), .DEPTH(DEPTH)) u_rd (
         .clk(clk), .rst(rst), .in_valid(m2s_req_valid), .in_ready(m2s_req_ready), .in_data(rd_in),
@@ -117,10 +163,13 @@ module sp_mem_node #(
     assign s2m_drs_hdr   = drs_hdr(rd_q[512 + 4 +: 16], rd_q[512 +: 4]);
 
     // ---------------------------------------------------------------- writes: M2S RwD -> S2M NDR
-    wire [WRW-1:0] wr_in = {due, m2s_rwd_hdr[CXL_M2S_RWD_TAG_LSB +: 16], m2s_rwd_hdr[CXL_M2S_RWD_LDID_LSB +: 4]};
+    wire [WRW-1:0] wr_in = {m2s_rwd_hdr[CXL_M2S_RWD_TAG_LSB +: 16], m2s_rwd_hdr[CXL_M2S_RWD_LDID_LSB +: 4]};
     wire           wr_v;
     wire [WRW-1:0] wr_q;
-    wire           wr_due = ($signed(now - wr_q[WRW-1 -: TW]) >= 0);
+    wire           wr_due;
+    sp_mem_due #(.DEPTH(DEPTH), .TW(TW)) u_wr_due (
+        .clk(clk), .rst(rst), .push(wr_fire), .pop(s2m_ndr_valid && s2m_ndr_ready),
+        .in_last(due_m1), .in_due(in_due), .now(now), .head_due(wr_due));
     /* verilator lint_off PINCONNECTEMPTY */
     sync_fifo #(.WIDTH(WRW), .DEPTH(DEPTH)) u_wr (
         .clk(clk), .rst(rst), .in_valid(m2s_rwd_valid), .in_ready(m2s_rwd_ready), .in_data(wr_in),
