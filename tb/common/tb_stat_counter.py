@@ -83,13 +83,18 @@ class StatTestBase(uvm_test):
         add = (1 << k) - (count % (1 << k))
         return add if 0 < add < (1 << self.aw) else None
 
-    async def run_phase(self) -> None:
-        self.raise_objection()
+    async def start(self):
+        """Log the seed, hold en and add low, and reset: the start of every test."""
         dut = cocotb.top
         announce_seed(self.logger)
         dut.en.value = 0
         dut.add.value = 0
         await ClockReset(dut.clk, dut.rst).start()
+        return dut
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        dut = await self.start()
         rng = component_rng(self)
         amax = (1 << self.aw) - 1
         for _ in range(self.n_cycles):
@@ -134,11 +139,7 @@ class StatWrapAndReset(StatTestBase):
 
     async def run_phase(self) -> None:
         self.raise_objection()
-        dut = cocotb.top
-        announce_seed(self.logger)
-        dut.en.value = 0
-        dut.add.value = 0
-        await ClockReset(dut.clk, dut.rst).start()
+        dut = await self.start()
         ones, amax = (1 << self.width) - 1, (1 << self.aw) - 1
         bound = 4 + (1 << self.width) // amax
         for add, expect in ((1, 0), (amax, amax - 1)):
