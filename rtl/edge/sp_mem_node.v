@@ -75,37 +75,9 @@ module sp_mem_node #(
     wire [TW-1:0] lat_x = {{(TW-LAT_W){1'b0}}, lat};
     // the accepted request's compare one cycle after acceptance: $signed(1 - lat) >= 0
     wire          in_due = (lat_x[TW-1:1] == {(TW-1){1'b0}}) || (lat_x[TW-1] && |lat_x[TW-2:1]);
-    // due_m1 = prev + lat_x: ks_g[l][i] / ks_p[l][i] generate / propagate of bits (i - 2^l + 1 .. i)
-    localparam integer KL = $clog2(TW);
-    wire [TW-1:0] ks_g [0:KL] /*verilator split_var*/;
-    wire [TW-1:0] ks_p [0:KL] /*verilator split_var*/;
-    (* keep *) wire [TW-1:0] ks_g0;
-    (* keep *) wire [TW-1:0] ks_p0;
-    assign ks_g0   = prev & lat_x;
-    assign ks_p0   = prev ^ lat_x;
-    assign ks_g[0] = ks_g0;
-    assign ks_p[0] = ks_p0;
-    genvar gl, gi;
-    generate
-        for (gl = 0; gl < KL; gl = gl + 1) begin : g_ks
-            for (gi = 0; gi < TW; gi = gi + 1) begin : g_bit
-                if (gi >= (1 << gl)) begin : g_op
-                    (* keep *) wire gk;
-                    (* keep *) wire pk;
-                    assign gk = ks_g[gl][gi] | (ks_p[gl][gi] & ks_g[gl][gi - (1 << gl)]);
-                    assign pk = ks_p[gl][gi] & ks_p[gl][gi - (1 << gl)];
-                    assign ks_g[gl+1][gi] = gk;
-                    assign ks_p[gl+1][gi] = pk;
-                end else begin : g_pass
-                    assign ks_g[gl+1][gi] = ks_g[gl][gi];
-                    assign ks_p[gl+1][gi] = ks_p[gl][gi];
-                end
-            end
-        end
-    endgenerate
-    // carry into bit i is the generate of bits 0 .. i-1
-    wire [TW-1:0] due_m1 = ks_p0 ^ {ks_g[KL][TW-2:0], 1'b0};
-    wire          ks_unused = &{1'b0, ks_g[KL][TW-1], ks_p[KL]};
+    // due_m1 = prev + lat_x on a kept prefix adder (a ripple add would lead the push path)
+    wire [TW-1:0] due_m1;
+    ks_adder #(.WIDTH(TW)) u_due (.a(prev), .b(lat_x), .sum(due_m1));
 
     // ---------------------------------------------------------------- line store
     reg [511:0]      mem  [0:(1 << AW)-1];
