@@ -67,8 +67,8 @@ def test_switch_link68() -> None:
 @pytest.mark.rtl
 def test_switch_cascade() -> None:
     """Two 3-port switches in PBR, 256B links, a PBR fabric link between them (3 ways over one
-    local and two remote devices). 10 cxl_link 256B endpoints: about 4 min of one core to build
-    (-O0, 212 MB of C++, 6 GB peak memory) and 2 min to run."""
+    local and two remote devices). 10 cxl_link 256B endpoints, each its own C++ (Verilator emits
+    code per instance): 133 MB of C++ at -O0, 212 s of a 2-core CI run, build included."""
     run_cocotb(top="cxl_switch_cascade_tb", sources=[HDL / "cxl_switch_cascade_tb.v"],
                test_module="tb.switch.tb_switch_link", parameters={"LINKS": 1, "N": 3, "UP_A": 1, "UP_B": 4},
                testcase=["CascadeUniform", "CascadeIncastMiss"], build_args=BUILD_ARGS)
