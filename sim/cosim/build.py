@@ -1,9 +1,10 @@
 """Verilator builds of the co-simulation tops, cached by RTL content.
 
 Two kinds of build of one top and parameter set:
-- ``cocotb``: the design under cocotb's Verilator main loop (VPI), for sim.cosim.tb_hil. Unlike the
-  regression runner (tools.runner) it does not make every signal public (``--public-flat-rw``
-  costs speed; the HIL top marks its own ports public) and compiles optimized.
+- ``cocotb``: the design under cocotb's Verilator main loop (VPI), for sim.cosim.tb_hil. Only the
+  HIL top's own ports are public (marked in the HDL; every public signal is one Verilator cannot
+  optimize away; the regression runner makes the whole top level public), and the ``fast`` build
+  compiles optimized.
 - ``raw``: the same design under a bare C++ loop (tb/edge/raw_main.cpp: clock only, no Python):
   the speed limit the co-simulation is measured against.
 
