@@ -250,7 +250,8 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     # --no-public-flat-rw --public-depth 1: cocotb's runner makes every signal of the design public
     # (--public-flat-rw), which keeps Verilator from optimizing any of them away; the benches touch
     # only the top's ports and parameters, so only the top level is public (the 256B switch cascade:
-    # 222 -> 133 MB of C++).
+    # 222 -> 133 MB of C++). A bench that reads inside the design passes --public-flat-rw in its
+    # build_args (later on the command line, so it wins).
     args = ["-Wno-fatal", "--output-split", "0", "--output-split-cfuncs", "3000",
             "--no-public-flat-rw", "--public-depth", "1"]
     # C++ compile time dominates the regression (simulation is a few % of it): build unoptimized by
