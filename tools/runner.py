@@ -40,7 +40,7 @@ SIMULATORS = ("verilator", "icarus")
 # expression + user) for some tops; line + toggle builds for every top (tools/coverage.md).
 COV_FLAGS = ("--coverage-line", "--coverage-toggle")
 # Verilator-only build arguments that tests pass; they are dropped under another simulator.
-_VERILATOR_ONLY = {"--output-split": 1, "-CFLAGS": 1, "--x-assign": 1, "--x-initial": 1}
+_VERILATOR_ONLY = {"--output-split": 1, "-CFLAGS": 1, "--x-assign": 1, "--x-initial": 1, "--public-flat-rw": 0}
 
 
 def sim_name() -> str:
