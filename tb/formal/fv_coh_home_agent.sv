@@ -1,8 +1,16 @@
-// Formal environment for rtl/coherence/coh_home_agent.v with small parameters (2 devices, 2
-// transaction entries, a 2-set x 1-way snoop filter, queues of 3): every D2H request, response
-// and data message, every S2M answer and every ready is free in every cycle (devices and memory
-// may be wrong, late or unsolicited), except that line data is zero (it never steers the agent)
-// and the whole address space is coherent. The properties are in coh_home_agent.props.svh.
+// Formal environment for rtl/coherence/coh_home_agent.v with small parameters (2 devices,
+// FV_HA_NTXN transaction entries (default 2), a 2-set x 1-way snoop filter, queues of 3): every
+// D2H request, response and data message, every S2M answer and every ready is free in every cycle
+// (devices and memory may be wrong, late or unsolicited), except that line data is zero (it never
+// steers the agent) and the whole address space is coherent. The properties are in
+// coh_home_agent.props.svh.
+// A back-invalidation of a line another transaction is working on needs three entries at once:
+// the transaction on the line, the one waiting for a way in its set, and the back-invalidation's
+// own. With two entries that state cannot occur, so a search for that fault runs with
+// FV_HA_NTXN = 3.
+`ifndef FV_HA_NTXN
+`define FV_HA_NTXN 2
+`endif
 module fv_coh_home_agent (
     input wire           clk,
     input wire           rst,
@@ -26,7 +34,7 @@ module fv_coh_home_agent (
     always @(posedge clk) started <= started | rst;
     always @* if (!started) assume (rst);
 
-    coh_home_agent #(.N(2), .SETS(2), .WAYS(1), .NTXN(2), .NRANGE(1), .QDEPTH(3), .CNT_W(2)) dut (
+    coh_home_agent #(.N(2), .SETS(2), .WAYS(1), .NTXN(`FV_HA_NTXN), .NRANGE(1), .QDEPTH(3), .CNT_W(2)) dut (
         .clk(clk), .rst(rst),
         .d2h_req_valid(d2h_req_valid), .d2h_req_ready(), .d2h_req_hdr(d2h_req_hdr),
         .d2h_rsp_valid(d2h_rsp_valid), .d2h_rsp_ready(), .d2h_rsp_hdr(d2h_rsp_hdr),
