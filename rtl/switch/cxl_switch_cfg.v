@@ -239,35 +239,10 @@ module cxl_switch_cfg #(
     endgenerate
     wire size_m3_0 = m3_r[4][0][0];     // m_size is a multiple of 3
 
-    // staging base + size: a Kogge-Stone adder (12 levels)
-    wire [23:0] ks_g [0:5] /*verilator split_var*/;
-    wire [23:0] ks_p [0:5] /*verilator split_var*/;
-    (* keep *) wire [23:0] ks_g0;
-    (* keep *) wire [23:0] ks_p0;
-    assign ks_g0 = m_base & m_size;
-    assign ks_p0 = m_base ^ m_size;
-    assign ks_g[0] = ks_g0;
-    assign ks_p[0] = ks_p0;
-    genvar gl, gi;
-    generate
-        for (gl = 0; gl < 5; gl = gl + 1) begin : g_ks
-            for (gi = 0; gi < 24; gi = gi + 1) begin : g_bit
-                if (gi >= (1 << gl)) begin : g_op
-                    (* keep *) wire gk;
-                    (* keep *) wire pk;
-                    assign gk = ks_g[gl][gi] | (ks_p[gl][gi] & ks_g[gl][gi - (1 << gl)]);
-                    assign pk = ks_p[gl][gi] & ks_p[gl][gi - (1 << gl)];
-                    assign ks_g[gl+1][gi] = gk;
-                    assign ks_p[gl+1][gi] = pk;
-                end else begin : g_pass
-                    assign ks_g[gl+1][gi] = ks_g[gl][gi];
-                    assign ks_p[gl+1][gi] = ks_p[gl][gi];
-                end
-            end
-        end
-    endgenerate
-    // ks_g[5][i]: carry out of bit i
-    wire [24:0] slim = {ks_g[5][23], ks_p0 ^ {ks_g[5][22:0], 1'b0}};
+    // staging base + size as a 25-bit sum whose top bit is the carry out: ks_adder's kept
+    // Kogge-Stone network on zero-extended operands (12 levels)
+    wire [24:0] slim;
+    ks_adder #(.WIDTH(25)) u_slim (.a({1'b0, m_base}), .b({1'b0, m_size}), .sum(slim));
     // a < b of 25-bit values as a tree of (less, equal) pairs, the higher half first (11 levels):
     // lt_base[c] = {0, staging base} < limit of decoder c (stage 1),
     // lt_lim[c]  = {0, base of decoder c} < staging limit (stage 2)
