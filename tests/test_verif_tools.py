@@ -3,6 +3,7 @@ runner's bind splice and mutations (tools/formal.py) and the runner's simulator 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,199 @@ def test_coverage_main_writes_outputs(tmp_path: Path) -> None:
     assert s["blocks"]["common"]["line"] == {"hit": 1, "total": 1, "pct": 100.0, "goal": 90.0}
     assert cov.bench(tmp_path / "out" / "summary.json")["coverage.common.line"] == 100.0
     assert cov.main(["--dat", str(tmp_path), "--out", str(tmp_path / "o2"), "--no-html"]) == 1
+
+
+# A Verilog source with the function/task forms tools/coverage.py must find. `# name` markers
+# are stripped before use; each gives the line a test looks up (so no line number is typed in).
+_SNIPPET = """\
+// function in_line_comment(input x); endfunction
+/* function in_block_comment;
+   endfunction */
+module a #(parameter W = 8) (input clk);
+    localparam [8*24-1:0] S = "function in_string(x);";
+    wire my_function = 1'b0, task_done = 1'b1;   // identifiers that contain the keywords
+    function automatic [511:0] crc_mask(input [3:0] j);  # crc_mask.0
+        integer i;
+        begin
+            for (i = 0; i < 4; i = i + 1) begin
+                if (j[i]) begin
+                    crc_mask = 512'd0;  // endfunction in a comment
+                end
+            end
+        end
+    endfunction  # crc_mask.1
+    function integer wid;  # wid.0
+        input integer c;
+        wid = c;
+    endfunction  # wid.1
+    function [(W*2)-1:0] dbl (input [W-1:0] x);  # dbl.0
+        dbl = {x, x};
+    endfunction : dbl  # dbl.1
+    function automatic signed [7:0] sgn(input x); sgn = x; endfunction  # sgn.0 sgn.1
+    task automatic pulse(input integer n);  # pulse.0
+        begin
+            repeat (n) @(posedge clk);
+        end
+    endtask  # pulse.1
+    function automatic [2:0] pick(input [2:0] i);  # pick.0
+        case (i)
+            3'd0: pick = 3'd1;
+            default: pick = 3'd0;  # pick.default
+        endcase
+    endfunction  # pick.1
+endmodule
+"""
+
+
+def _snippet() -> tuple[str, dict[str, int]]:
+    marks: dict[str, int] = {}
+    lines = []
+    for n, raw in enumerate(_SNIPPET.splitlines(), 1):
+        code, _, tags = raw.partition("  # ")
+        for t in tags.split():
+            marks[t] = n
+        lines.append(code)
+    return "\n".join(lines) + "\n", marks
+
+
+def test_coverage_finds_verilog_functions() -> None:
+    text, m = _snippet()
+    subs = cov.verilog_subprograms(text)
+    assert subs == {name: [(m[f"{name}.0"], m[f"{name}.1"])]
+                    for name in ("crc_mask", "wid", "dbl", "sgn", "pulse", "pick")}
+    # several modules in one file defining the same name: both ranges, so the caller can refuse
+    twice = text + text.replace("module a", "module b")
+    assert len(cov.verilog_subprograms(twice)["wid"]) == 2
+    with pytest.raises(ValueError, match="has no endfunction before the function on line 2"):
+        cov.verilog_subprograms("function f;\nfunction g;\nendfunction\n")
+    with pytest.raises(ValueError, match="has no endtask"):
+        cov.verilog_subprograms("task t;\nbegin end\n")
+    with pytest.raises(ValueError, match="endfunction on line 2 closes no function"):
+        cov.verilog_subprograms("task t;\nendfunction\n")
+
+
+def _src_tree(root: Path) -> dict[str, int]:
+    text, marks = _snippet()
+    (root / "rtl" / "blk").mkdir(parents=True)
+    (root / "rtl" / "blk" / "a.v").write_text(text)
+    (root / "rtl" / "blk" / "b.v").write_text("module b;\n  function integer wid;\n"
+                                              "    input c; wid = c;\n  endfunction\nendmodule\n")
+    return marks
+
+
+def _load(root: Path, entry: str) -> list[cov.Exclusion]:
+    y = root / "ex.yaml"
+    y.write_text(entry)
+    return cov.load_exclusions(y, root)
+
+
+def test_coverage_exclusion_by_function(tmp_path: Path) -> None:
+    m = _src_tree(tmp_path)
+    (e,) = _load(tmp_path, "- {files: rtl/blk/a.v, functions: [crc_mask, pulse], reason: r}\n")
+    crc = list(range(m["crc_mask.0"], m["crc_mask.1"] + 1))
+    pulse = list(range(m["pulse.0"], m["pulse.1"] + 1))
+    assert e.resolved == [("rtl/blk/a.v", "crc_mask", crc), ("rtl/blk/a.v", "pulse", pulse)]
+    assert e.by_file == {"rtl/blk/a.v": set(crc + pulse)}
+    # the range decides which points go: inside crc_mask, outside it, and another file
+    pts = {cov.Point("rtl/blk/a.v", "line", m["crc_mask.0"] + 5, 5, "block", ""): 0,
+           cov.Point("rtl/blk/a.v", "line", m["wid.0"] + 2, 5, "block", ""): 1,
+           cov.Point("rtl/blk/b.v", "line", m["crc_mask.0"] + 5, 5, "block", ""): 1}
+    files, n = cov.build_files(pts, [e])
+    assert n == 1 and e.matched == 1
+    assert files["rtl/blk/a.v"].lines == {m["wid.0"] + 2: 1} and "rtl/blk/b.v" in files
+    (s,) = _load(tmp_path, "- {files: rtl/blk/b.v, functions: wid, reason: r}\n")   # one name
+    assert s.by_file == {"rtl/blk/b.v": {2, 3, 4}}
+    # a glob: each matched file must define the name (wid is in both, crc_mask only in a.v)
+    (g,) = _load(tmp_path, "- {files: 'rtl/blk/*', functions: [wid], reason: r}\n")
+    assert g.by_file == {"rtl/blk/a.v": set(range(m["wid.0"], m["wid.1"] + 1)),
+                         "rtl/blk/b.v": {2, 3, 4}}
+    with pytest.raises(SystemExit,
+                       match=r"rtl/blk/b\.v: no function or task named crc_mask \(it defines: wid\)"):
+        _load(tmp_path, "- {files: 'rtl/blk/*', functions: [crc_mask], reason: r}\n")
+    # the summary lists what each entry resolved to
+    entry = cov.exclusion_entry(e)
+    assert entry["resolved"][0] == {"file": "rtl/blk/a.v", "function": "crc_mask",
+                                    "lines": [f"{crc[0]}-{crc[-1]}"]}
+    assert cov.exclusion_what(entry) == (f"all; crc_mask() lines {crc[0]}-{crc[-1]}, "
+                                         f"pulse() lines {pulse[0]}-{pulse[-1]}")
+    assert "rtl/blk/b.v wid() lines 2-4" in cov.exclusion_what(cov.exclusion_entry(g))
+
+
+def test_coverage_exclusion_by_function_fails_loudly(tmp_path: Path) -> None:
+    _src_tree(tmp_path)
+    for entry, msg in [
+        ("functions: [nope]", r"rtl/blk/a\.v: no function or task named nope \(it defines: "
+                                r"crc_mask, dbl, pick, pulse, sgn, wid\)"),
+        ("functions: [in_line_comment]", "no function or task named in_line_comment "),
+        ("functions: [in_block_comment]", "no function or task named in_block_comment "),
+        ("functions: [in_string]", "no function or task named in_string "),
+        ("function: [crc_mask]", r"unknown key\(s\) function"),
+        ("functions: [wid], lines: [3]", "lines or functions, not both"),
+        ("match: x", "match needs lines or functions"),
+        ("lines: [3], match: ''", "match must be a non-empty regex"),
+        ("functions: [wid], match: 'default'", r"no line of function wid \(\d+-\d+\) matches"),
+    ]:
+        with pytest.raises(SystemExit, match=msg):
+            _load(tmp_path, f"- {{files: rtl/blk/a.v, {entry}, reason: r}}\n")
+    with pytest.raises(SystemExit, match="names no Verilog source"):
+        _load(tmp_path, "- {files: rtl/blk/gone.v, functions: [wid], reason: r}\n")
+    a = tmp_path / "rtl" / "blk" / "a.v"
+    a.write_text(a.read_text() + a.read_text().replace("module a", "module c"))
+    with pytest.raises(SystemExit, match=r"wid is defined 2 times \(lines \d+-\d+, \d+-\d+\): "
+                                         r"ambiguous"):
+        _load(tmp_path, "- {files: rtl/blk/a.v, functions: [wid], reason: r}\n")
+
+
+def test_coverage_exclusion_match(tmp_path: Path) -> None:
+    m = _src_tree(tmp_path)
+    d = m["pick.default"]
+    # functions + match: only the function's lines whose code matches
+    (e,) = _load(tmp_path, "- {files: rtl/blk/a.v, functions: [pick], match: '^\\s*default\\s*:', "
+                           "reason: r}\n")
+    assert e.by_file == {"rtl/blk/a.v": {d}}
+    what = cov.exclusion_what(cov.exclusion_entry(e))
+    assert what.startswith(f"all; pick() line {d} (lines matching")
+    # lines + match: the listed line must hold that code ...
+    (e,) = _load(tmp_path, f"- {{files: rtl/blk/a.v, lines: [{d}], match: 'default', reason: r}}\n")
+    assert e.by_file == {"rtl/blk/a.v": {d}} and e.resolved == [("rtl/blk/a.v", None, [d])]
+    # ... so once the code moves the entry fails instead of excluding whatever is there now
+    a = tmp_path / "rtl" / "blk" / "a.v"
+    a.write_text("// a new first line\n" + a.read_text())
+    with pytest.raises(SystemExit, match=rf"line {d} does not match /default/ \(it is now: "
+                                         r"\"3'd0: pick = 3'd1;\"\)"):
+        _load(tmp_path, f"- {{files: rtl/blk/a.v, lines: [{d}], match: 'default', reason: r}}\n")
+    # the functions form follows it
+    (e,) = _load(tmp_path, "- {files: rtl/blk/a.v, functions: [pick], match: default, reason: r}\n")
+    assert e.by_file == {"rtl/blk/a.v": {d + 1}}
+    # a comment does not count as the line's code (the line shifted by one above)
+    line = m["crc_mask.0"] + 1 + 5
+    assert "endfunction in a comment" in a.read_text().splitlines()[line - 1]
+    with pytest.raises(SystemExit, match=f"line {line} does not match /endfunction/"):
+        _load(tmp_path,
+              f"- {{files: rtl/blk/a.v, lines: [{line}], match: endfunction, reason: r}}\n")
+
+
+def test_coverage_exclusions_yaml_resolves_on_the_rtl() -> None:
+    """tools/coverage_exclusions.yaml against the RTL of this checkout: every named function is
+    found once per matched file, its range runs from its `function` line to its `endfunction`
+    line, and a `match` entry picks lines holding that code."""
+    excl = cov.load_exclusions(REPO / "tools" / "coverage_exclusions.yaml")
+    named = [e for e in excl if e.functions]
+    assert named, "the yaml names no functions"
+    for e in named:
+        got = [(f, fn) for f, fn, _ in e.resolved]
+        assert got == [(f, fn) for f in cov.source_files(e.files) for fn in e.functions]
+        for f, fn, lines in e.resolved:
+            code = cov.blank_comments((REPO / f).read_text()).splitlines()
+            if e.match is None:
+                assert lines == list(range(lines[0], lines[-1] + 1)), (f, fn)
+                assert re.search(rf"\bfunction\b.*\b{fn}\s*[(;]", code[lines[0] - 1]), (f, fn)
+                assert re.search(r"\bendfunction\b", code[lines[-1] - 1]), (f, fn)
+                body = code[lines[0]:lines[-1] - 1]
+                assert not any(re.search(r"\bendfunction\b", c) for c in body), (f, fn)
+            else:
+                sub = cov.verilog_subprograms((REPO / f).read_text())[fn][0]
+                assert all(sub[0] <= n <= sub[1] and re.search(e.match, code[n - 1]) for n in lines)
 
 
 def test_formal_bind_and_mutation(tmp_path: Path) -> None:

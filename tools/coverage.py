@@ -23,8 +23,11 @@ in any run executed it. Mapping to lcov (tools/coverage.md):
   direction), 0->1 and 1->0 counted separately.
 
 Exclusions come from ``tools/coverage_exclusions.yaml``; each names files (glob), optionally a
-kind, lines or a signal pattern, and a reason. An entry that matches nothing is an error (a stale
-exclusion must not hide anything).
+kind, lines, functions (resolved to their ``function`` ... ``endfunction`` lines by reading the
+Verilog source, so they follow the code when it moves), a ``match`` regex the excluded lines'
+code must match, or a signal pattern, and a reason. An entry that matches no coverage point, a
+named function that is missing or defined twice, or a listed line that no longer matches its
+``match`` is an error (a stale exclusion must not hide anything, nor slide onto other code).
 """
 from __future__ import annotations
 
@@ -114,13 +117,103 @@ def block_of(path: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- exclusions
+# Verilog source reading for exclusions that name functions or check line text: comments and
+# string literals are blanked (newlines kept, so offsets still give line numbers), then the
+# function/task keywords are paired. Functions and tasks cannot nest in Verilog, so each
+# `function` must be closed by the next `endfunction` (`task` by `endtask`); begin/end blocks
+# inside the body do not matter.
+_VLOG_SUFFIXES = (".v", ".sv", ".vh", ".svh")
+_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+_SUB_KW = re.compile(r"\b(function|endfunction|task|endtask)\b")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "reason"}
+
+
+def blank_comments(text: str) -> str:
+    """`text` with // and /* */ comments and string literals replaced by spaces, newlines kept."""
+    return _NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+def _header_name(code: str, start: int) -> tuple[str, int]:
+    """Name declared by the function/task header starting at `start` (just after the keyword):
+    the last identifier before the first `(` or `;` outside [...] (so `automatic`, `integer`,
+    `signed`, `[N:0]` and `[(W-1):0]` are skipped), and the offset where the header ended."""
+    depth, i, words = 0, start, []
+    while i < len(code):
+        ch = code[i]
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif depth == 0 and ch in "(;":
+            break
+        elif depth == 0 and (ch.isalpha() or ch == "_"):
+            m = _IDENT.match(code, i)
+            words.append(m.group())
+            i = m.end()
+            continue
+        i += 1
+    return (words[-1] if words else ""), i
+
+
+def verilog_subprograms(text: str) -> dict[str, list[tuple[int, int]]]:
+    """Every function and task of a Verilog source: name -> [(first line, last line), ...], the
+    lines of its `function`/`task` and `endfunction`/`endtask` keywords (1-based, inclusive).
+    A name defined twice (e.g. in two modules of one file) has two ranges. ValueError when the
+    keywords do not pair up."""
+    code = blank_comments(text)
+    line_at = lambda pos: code.count("\n", 0, pos) + 1
+    out: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    open_kw: tuple[str, str, int] | None = None          # (keyword, name, first line)
+    pos = 0
+    while (m := _SUB_KW.search(code, pos)) is not None:
+        kw, pos = m.group(1), m.end()
+        if not kw.startswith("end"):
+            if open_kw is not None:
+                raise ValueError(f"{open_kw[0]} {open_kw[1]} (line {open_kw[2]}) has no "
+                                 f"end{open_kw[0]} before the {kw} on line {line_at(m.start())}")
+            name, pos = _header_name(code, m.end())
+            if not name:
+                raise ValueError(f"{kw} on line {line_at(m.start())} has no name")
+            open_kw = (kw, name, line_at(m.start()))
+        else:
+            if open_kw is None or kw != "end" + open_kw[0]:
+                raise ValueError(f"{kw} on line {line_at(m.start())} closes no "
+                                 f"{kw.removeprefix('end')}")
+            out[open_kw[1]].append((open_kw[2], line_at(m.start())))
+            open_kw = None
+    if open_kw is not None:
+        raise ValueError(f"{open_kw[0]} {open_kw[1]} (line {open_kw[2]}) has no end{open_kw[0]}")
+    return dict(out)
+
+
+def source_files(pattern: str, root: Path = REPO) -> list[str]:
+    """Repository paths of the Verilog sources an exclusion's `files` names: the file itself, or
+    for a glob every .v/.sv/.vh/.svh under rtl/ and tb/ it matches (where coverage points live)."""
+    if not any(c in pattern for c in "*?["):
+        return [pattern] if (root / pattern).is_file() else []
+    found = []
+    for top in ("rtl", "tb"):
+        for p in (root / top).rglob("*"):
+            rel = p.relative_to(root).as_posix()
+            if p.suffix in _VLOG_SUFFIXES and p.is_file() and fnmatch.fnmatch(rel, pattern):
+                found.append(rel)
+    return sorted(found)
+
+
 @dataclass
 class Exclusion:
     files: str
     reason: str
     kind: str = "all"
-    lines: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)      # `lines:`, for every file `files` matches
     signal: str | None = None
+    functions: list[str] = field(default_factory=list)
+    match: str | None = None
+    # lines read from the sources (entries with `functions` or `match`): one row per file and
+    # function (function None for `lines` + `match`), and per file the union the entry excludes
+    resolved: list[tuple[str, str | None, list[int]]] = field(default_factory=list)
+    by_file: dict[str, set[int]] | None = None
     matched: int = 0
 
     def matches(self, pt: Point) -> bool:
@@ -128,7 +221,10 @@ class Exclusion:
             return False
         if self.kind != "all" and pt.kind != self.kind:
             return False
-        if self.lines and not (set(span_lines(pt)) | {pt.line}) & set(self.lines):
+        if self.by_file is not None:
+            if not (set(span_lines(pt)) | {pt.line}) & self.by_file.get(pt.file, set()):
+                return False
+        elif self.lines and not (set(span_lines(pt)) | {pt.line}) & set(self.lines):
             return False
         if self.signal is not None:
             sig = pt.comment.split("[", 1)[0].split(":", 1)[0]
@@ -137,22 +233,93 @@ class Exclusion:
         return True
 
 
-def load_exclusions(path: Path) -> list[Exclusion]:
+def resolve_sources(e: Exclusion, root: Path = REPO) -> str | None:
+    """Fill `e.resolved` / `e.by_file` from the Verilog sources for an entry with `functions`
+    or `match`; an error message when a name or a line check does not hold, else None.
+
+    - functions: every file `files` matches must define each named function or task exactly
+      once; its lines are the `function` ... `endfunction` lines.
+    - match (a regex searched in the line's code, comments blanked): with `lines`, every listed
+      line of every matched file must match it (a listed line that no longer holds that code
+      means the code moved); with `functions`, only the lines of each function that match it are
+      excluded, and each function must have at least one."""
+    paths = source_files(e.files, root)
+    if not paths:
+        return f"files {e.files!r} names no Verilog source under {root}"
+    pat = re.compile(e.match) if e.match is not None else None
+    e.by_file = {}
+    for rel in paths:
+        text = (root / rel).read_text(errors="replace")
+        code = blank_comments(text).splitlines()
+        if e.functions:
+            try:
+                subs = verilog_subprograms(text)
+            except ValueError as err:
+                return f"{rel}: cannot find its functions: {err}"
+            for name in e.functions:
+                found = subs.get(name, [])
+                if not found:
+                    return (f"{rel}: no function or task named {name} (it defines: "
+                            f"{', '.join(sorted(subs)) or 'none'})")
+                if len(found) > 1:
+                    return (f"{rel}: {name} is defined {len(found)} times (lines "
+                            + ", ".join(f"{a}-{b}" for a, b in found)
+                            + "): ambiguous, name the lines with lines + match instead")
+                a, b = found[0]
+                sel = [n for n in range(a, b + 1) if pat is None or pat.search(code[n - 1])]
+                if not sel:
+                    return f"{rel}: no line of function {name} ({a}-{b}) matches /{e.match}/"
+                e.resolved.append((rel, name, sel))
+                e.by_file.setdefault(rel, set()).update(sel)
+        else:
+            for n in e.lines:
+                if n > len(code) or not pat.search(code[n - 1]):
+                    got = code[n - 1].strip() if n <= len(code) else "<past the end of the file>"
+                    return f"{rel}: line {n} does not match /{e.match}/ (it is now: {got!r})"
+            e.resolved.append((rel, None, list(e.lines)))
+            e.by_file[rel] = set(e.lines)
+    return None
+
+
+def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
+    """The entries of an exclusions yaml, with `functions` / `match` resolved against the
+    Verilog sources under `root`; SystemExit with the reason on any malformed or unresolvable
+    entry (an unknown key is an error too: a misspelt `functions` would exclude the whole file)."""
     if not path.exists():
         return []
     out = []
     for i, e in enumerate(yaml.safe_load(path.read_text()) or []):
+        if not isinstance(e, dict) or not e.get("files"):
+            raise SystemExit(f"{path}: exclusion {i} is not a mapping with files: {e!r}")
+        where = f"{path}: exclusion {i} ({e.get('files')})"
         if not e.get("reason"):
-            raise SystemExit(f"{path}: exclusion {i} ({e.get('files')}) has no reason")
+            raise SystemExit(f"{where} has no reason")
+        unknown = sorted(set(e) - _ENTRY_KEYS)
+        if unknown:
+            raise SystemExit(f"{where}: unknown key(s) {', '.join(unknown)} "
+                             f"(known: {', '.join(sorted(_ENTRY_KEYS))})")
         kind = e.get("kind", "all")
         if kind not in ("all",) + KINDS:
-            raise SystemExit(f"{path}: exclusion {i}: kind {kind!r} is not all/line/branch/toggle")
+            raise SystemExit(f"{where}: kind {kind!r} is not all/line/branch/toggle")
         lines: list[int] = []
         for item in e.get("lines", []) or []:
             a, _, b = str(item).partition("-")
             lines += list(range(int(a), int(b or a) + 1))
-        out.append(Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
-                             signal=e.get("signal")))
+        functions = e.get("functions") or []
+        functions = [functions] if isinstance(functions, str) else [str(f) for f in functions]
+        if lines and functions:
+            raise SystemExit(f"{where}: give lines or functions, not both")
+        if "match" in e and not (isinstance(e["match"], str) and e["match"]):
+            raise SystemExit(f"{where}: match must be a non-empty regex")
+        if "match" in e and not (lines or functions):
+            raise SystemExit(f"{where}: match needs lines or functions to apply to")
+        ex = Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
+                       signal=e.get("signal"), functions=functions, match=e.get("match"))
+        if functions or ex.match is not None:
+            err = resolve_sources(ex, root)
+            if err:
+                raise SystemExit(f"{where}: {err}")
+        out.append(ex)
     return out
 
 
@@ -308,6 +475,35 @@ def table(blocks: dict[str, dict]) -> str:
     return "\n".join(rows)
 
 
+def exclusion_entry(e: Exclusion) -> dict:
+    """An exclusion as summary.json lists it: its yaml fields, and under `resolved` the lines
+    read from the sources (function ranges, or lines checked by `match`) per file."""
+    return {"files": e.files, "kind": e.kind, "lines": ranges(e.lines),
+            "functions": e.functions, "match": e.match, "signal": e.signal,
+            "resolved": [{"file": f, "function": fn, "lines": ranges(ls)}
+                         for f, fn, ls in e.resolved],
+            "reason": e.reason, "points": e.matched}
+
+
+def exclusion_what(e: dict) -> str:
+    """What an exclusion covers, for summary.md: kind, then the resolved line ranges, e.g.
+    `all; msg_w() lines 38-60, c2w() lines 98-132` (the file is named when `files` is a glob)."""
+    parts = [e["kind"]]
+    if e.get("resolved"):
+        rows = []
+        for r in e["resolved"]:
+            where = "" if r["file"] == e["files"] else f"{r['file']} "
+            fn = f"{r['function']}() " if r["function"] else ""
+            word = "line" if len(r["lines"]) == 1 and r["lines"][0].isdigit() else "lines"
+            rows.append(f"{where}{fn}{word} {','.join(r['lines'])}")
+        parts.append(", ".join(rows) + (f" (lines matching /{e['match']}/)" if e["match"] else ""))
+    elif e["lines"]:
+        parts.append(f"lines {','.join(e['lines'])}")   # applies to every file `files` matches
+    if e["signal"]:
+        parts.append(f"signal /{e['signal']}/")
+    return "; ".join(parts)
+
+
 def report_md(summary: dict) -> str:
     out = ["# RTL code coverage (Verilator, merged per block)", "",
            f"Runs merged: {summary['runs']}. Build flags: `{' '.join(summary['flags'])}`. "
@@ -315,9 +511,7 @@ def report_md(summary: dict) -> str:
            f"toggle >= {GOALS['toggle']:.0f} %. Mapping to lcov: tools/coverage.md.", "",
            table(summary["blocks"]), "", "## Exclusions", ""]
     for e in summary["exclusions"]:
-        what = e["kind"] + (f" lines {e['lines']}" if e["lines"] else "") + \
-            (f" signal /{e['signal']}/" if e["signal"] else "")
-        out.append(f"- `{e['files']}` ({what}, {e['points']} points): {e['reason']}")
+        out.append(f"- `{e['files']}` ({exclusion_what(e)}; {e['points']} points): {e['reason']}")
     out += ["", "## Uncovered regions per file", ""]
     for name, b in sorted(summary["blocks"].items()):
         for f, fd in sorted(b["files"].items()):
@@ -394,8 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": len(dats), "flags": args.flags.split(), "goals": GOALS,
         "lcov": str(info.relative_to(REPO) if info.is_relative_to(REPO) else info),
         "blocks": summarize(files),
-        "exclusions": [{"files": e.files, "kind": e.kind, "lines": ranges(e.lines),
-                        "signal": e.signal, "reason": e.reason, "points": e.matched} for e in excl],
+        "exclusions": [exclusion_entry(e) for e in excl],
     }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     (args.out / "summary.md").write_text(report_md(summary))
@@ -411,8 +604,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"HTML: {args.out / 'html' / 'index.html'}")
     for e in stale:
-        print(f"error: exclusion {e.files} ({e.kind}) matches no coverage point: remove or fix it",
-              file=sys.stderr)
+        named = f" functions {', '.join(e.functions)}" if e.functions else ""
+        print(f"error: exclusion {e.files}{named} ({e.kind}) matches no coverage point: "
+              f"remove or fix it", file=sys.stderr)
         rc = 1
     for f in outside:
         print(f"error: {f} is outside rtl/ and not listed in {args.exclusions.name}",
