@@ -248,6 +248,59 @@ def test_knee_and_system_hook(tmp_path: Path) -> None:
         LoadCurves.from_csv(tmp_path / "missing.csv")
 
 
+def test_coverage_build_is_separate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """COV=1 makes the co-simulation top a coverage build with the runner's flags, under its own tag
+    and content hash (no build needed); an older-build lookup of one tag never takes the other's."""
+    from sim.cosim import build as cb
+    from tools import runner
+    params = {"LINKS": 1, "CASC_FLIT": 0, "MN_AW": 18}
+    monkeypatch.delenv("COV_FLAGS", raising=False)
+    monkeypatch.delenv("COV", raising=False)
+    assert not cb.coverage_build("cocotb")
+    monkeypatch.setenv("COV", "1")
+    assert cb.coverage_build("cocotb") and not cb.coverage_build("raw")      # raw: speed reference, no coverage.dat
+    assert not cb.coverage_build("cocotb", False)
+    with pytest.raises(ValueError, match="writes no coverage"):
+        cb.build_flags("raw", "debug", True)
+    plain, cov = cb.build_flags("cocotb", "debug", False), cb.build_flags("cocotb", "debug", True)
+    assert plain == cb.OPT_FLAGS["debug"] and cov == plain + list(runner.COV_FLAGS)
+    monkeypatch.setenv("COV_FLAGS", "--coverage-line")                    # the runner's knob, one owner
+    assert cb.build_flags("cocotb", "debug", True) == plain + ["--coverage-line"]
+    monkeypatch.delenv("COV_FLAGS")
+    assert cb.content_hash("cocotb", "sp_edge_hil", params, plain) != cb.content_hash("cocotb", "sp_edge_hil", params, cov)
+    tag, tag_cov = (cb.build_tag("cocotb", "sp_edge_hil", params, "debug", c) for c in (False, True))
+    assert tag_cov == tag + "-cov" and cb.build_tag("cocotb", "x", {}, "fast", True, name="mine") == "mine-cov"
+    monkeypatch.setattr(cb, "CACHE", tmp_path)
+    for d in (f"{tag}-{'a' * 16}", f"{tag_cov}-{'b' * 16}", f"{tag}-{'c' * 15}"):
+        (tmp_path / d).mkdir()
+    assert [o.name for o in cb._same_tag(tag)] == [f"{tag}-{'a' * 16}"]
+    assert [o.name for o in cb._same_tag(tag_cov)] == [f"{tag_cov}-{'b' * 16}"]
+
+
+def test_coverage_file_per_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A passing plan's coverage.dat goes to results/coverage/<build tag>__tb_hil-<runs>-<digest>.dat:
+    the runner's naming (run_label) and copy (keep_coverage), one name per pytest test and plan."""
+    import hashlib
+
+    from sim.cosim.hilrun import RunSpec, plan_digest
+    from tools import runner
+    cfg = CosimCfg(n_per_bridge=20, load=0.05, sources=("miss", "miss"))
+    a, b = RunSpec("a", cfg, generate(cfg, 1)), RunSpec("a", cfg, generate(cfg, 2))
+    params = {"LINKS": 1}
+    assert plan_digest([a], params) == plan_digest([RunSpec("a", cfg, generate(cfg, 1))], params)
+    assert len({plan_digest([a], params), plan_digest([b], params), plan_digest([a], {"LINKS": 0}),
+                plan_digest([replace(a, name="b")], params)}) == 4
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/x.py::t (call)")
+    n1, n2 = (runner.run_label("sim.cosim.tb_hil", "a", plan_digest([x], params)) for x in (a, b))
+    assert n1.startswith("tb_hil-a-") and n1 != n2
+    assert runner.run_label("sim.cosim.tb_hil", "a") == "tb_hil-a-" + hashlib.sha1(b"tests/x.py::t").hexdigest()[:8]
+    monkeypatch.setattr(runner, "COV_DIR", tmp_path / "cov")
+    assert runner.keep_coverage(tmp_path, "tag-cov", n1) is None                # no coverage.dat: nothing kept
+    (tmp_path / "coverage.dat").write_text("C 'x' 1\n")
+    assert runner.keep_coverage(tmp_path, "tag-cov", n1) == tmp_path / "cov" / f"tag-cov__{n1}.dat"
+    assert (tmp_path / "cov" / f"tag-cov__{n1}.dat").read_text() == "C 'x' 1\n"
+
+
 # ------------------------------------------------------------------ RTL: flit-link top
 def _flit_plan(specs):
     from sim.cosim.hilrun import run_plan

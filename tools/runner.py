@@ -39,6 +39,8 @@ SIMULATORS = ("verilator", "icarus")
 # Verilator 5.48 stops with an internal error (V3Ast, ARRAYSEL) on `--coverage` (= line + toggle +
 # expression + user) for some tops; line + toggle builds for every top (tools/coverage.md).
 COV_FLAGS = ("--coverage-line", "--coverage-toggle")
+# Every passing COV=1 run leaves its coverage.dat here as <build tag>__<run name>.dat (tools/coverage.py).
+COV_DIR = REPO / "results" / "coverage"
 # Verilator-only build arguments that tests pass; they are dropped under another simulator.
 _VERILATOR_ONLY = {"--output-split": 1, "-CFLAGS": 1, "--x-assign": 1, "--x-initial": 1, "--public-flat-rw": 0}
 
@@ -90,6 +92,37 @@ def setup_verilator_env() -> None:
 
 def env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def cov_flags() -> list[str]:
+    """Verilator flags of a coverage build: $COV_FLAGS if set, else COV_FLAGS."""
+    return os.environ.get("COV_FLAGS", " ".join(COV_FLAGS)).split()
+
+
+def run_label(test_module: str, testcases: str | None = None, salt: str = "") -> str:
+    """Name of one run of a build: the cocotb module's last component, the tests it ran, and a digest
+    of the pytest test running it (two pytest tests may run the same module on the same build with
+    different env) and of ``salt`` (what else tells runs of one pytest test apart); at most 80 chars."""
+    run_name = test_module.rsplit(".", 1)[-1] + (f"-{testcases}" if testcases else "")
+    ident = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0] + salt
+    if ident:
+        run_name += "-" + hashlib.sha1(ident.encode()).hexdigest()[:8]
+    if len(run_name) > 80:
+        run_name = run_name[:60] + "-" + hashlib.sha1(run_name.encode()).hexdigest()[:10]
+    return run_name
+
+
+def keep_coverage(test_dir: Path, tag: str, run_name: str) -> Path | None:
+    """Copy a passing run's ``coverage.dat`` (Verilator writes it into the simulator's working
+    directory at the end of the run) to ``COV_DIR/<tag>__<run_name>.dat``; None when there is none.
+    Call it only for a run whose tests passed: failing runs are not counted."""
+    src = Path(test_dir) / "coverage.dat"
+    if not src.is_file():
+        return None
+    COV_DIR.mkdir(parents=True, exist_ok=True)
+    dst = COV_DIR / f"{tag}__{run_name}.dat"
+    shutil.copyfile(src, dst)
+    return dst
 
 
 def build_tag(top: str, parameters: Mapping[str, object], name: str | None = None,
@@ -262,7 +295,7 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
     for d in sorted(p for p in RTL.iterdir() if p.is_dir() and p != INCLUDE):
         args += ["-y", str(d)]
     if coverage:
-        args += os.environ.get("COV_FLAGS", " ".join(COV_FLAGS)).split()
+        args += cov_flags()
     if waves and fst_available() and sim == "verilator":
         args += ["--trace-fst"]      # after cocotb's --trace: FST (dump.fst) instead of VCD
     if sim == "icarus":
@@ -301,12 +334,8 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
             stamp.write_text(key)
     XML_DIR.mkdir(parents=True, exist_ok=True)
     tc = testcase if isinstance(testcase, str) or testcase is None else "+".join(testcase)
-    run_name = test_module.rsplit(".", 1)[-1] + (f"-{tc}" if tc else "")
+    run_name = run_label(test_module, tc)
     node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
-    if node:  # two pytest tests may run the same module on the same build with different env
-        run_name += "-" + hashlib.sha1(node.encode()).hexdigest()[:8]
-    if len(run_name) > 80:
-        run_name = run_name[:60] + "-" + hashlib.sha1(run_name.encode()).hexdigest()[:10]
     test_dir = build_dir / f"run-{run_name}"
     # The same run of the same build may start from two trees sharing a build root (a local run and
     # a Ray task, two checkouts): one at a time in a run directory.
@@ -349,10 +378,8 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
                                  f"{reproduce_line(seed, failed)}")
         if crash:
             raise AssertionError(f"{tag}: the simulator exited with code {crash}; {reproduce_line(seed)}")
-        if coverage and (test_dir / "coverage.dat").exists():
-            cov_dir = REPO / "results" / "coverage"
-            cov_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(test_dir / "coverage.dat", cov_dir / f"{tag}__{run_name}.dat")
+        if coverage:
+            keep_coverage(test_dir, tag, run_name)
     return xml_out
 
 

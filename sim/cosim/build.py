@@ -12,6 +12,13 @@ Optimization levels: ``fast`` = Verilator -O3 --x-assign fast --x-initial fast, 
 figures, long runs); ``debug`` = C++ -O0 (short runs in `make test`: a multi-minute -O2 compile
 of a large top would cost CI more than it saves).
 
+Coverage (``COV=1``, as for every RTL test, tools/runner.py): a ``cocotb`` build adds the runner's
+coverage flags (``cov_flags()``: ``COV_FLAGS``) and gets its own tag (``...-cov``) and hash, so a
+coverage build and a normal one never share a directory. cocotb's C++ main writes ``coverage.dat``
+into the simulator's working directory at the end of the run (sim.cosim.hilrun keeps it for a
+passing run). A ``raw`` build is a speed reference and its main writes no coverage: it ignores
+``COV``.
+
 Cache: the build directory is ``sim_build/cosim/<tag>-<hash>``, where the hash covers every RTL
 source (all of rtl/, since every subdirectory is a module library), the test-only HDL under
 tb/edge, the flags, the parameters and the tool versions. A directory with a completed marker is
@@ -26,6 +33,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -34,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.runner import INCLUDE, REPO, RTL, SIM_BUILD, setup_verilator_env
+from tools.runner import INCLUDE, REPO, RTL, SIM_BUILD, cov_flags, env_flag, setup_verilator_env
 
 TB_EDGE = REPO / "tb" / "edge"
 CACHE = SIM_BUILD / "cosim"
@@ -58,6 +66,7 @@ class Build:
     seconds: float = 0.0           # spent building in this call (0 when cached)
     cached: bool = False
     build_seconds: float = 0.0     # what the build took when it was made
+    coverage: bool = False         # built with the runner's coverage flags (COV=1)
 
     @property
     def binary(self) -> Path:
@@ -115,10 +124,31 @@ def _top_file(top: str) -> Path:
     raise FileNotFoundError(f"no source file for top {top!r} under rtl/ or tb/edge/")
 
 
-def _verilator_cmd(kind: str, top: str, params: Mapping[str, int], opt: str, bdir: Path) -> list[str]:
+def coverage_build(kind: str, coverage: bool | None = None) -> bool:
+    """Whether a build of `kind` is a coverage build: `coverage` when given, else ``COV=1`` for a
+    ``cocotb`` build (a ``raw`` build is a speed reference and its main writes no coverage)."""
+    return (kind == "cocotb" and env_flag("COV")) if coverage is None else bool(coverage)
+
+
+def build_flags(kind: str, opt: str, coverage: bool) -> list[str]:
+    """Verilator flags that distinguish builds of one top: the optimization level, and for a
+    coverage build the runner's coverage flags (part of the content hash)."""
+    if coverage and kind != "cocotb":
+        raise ValueError(f"coverage needs a 'cocotb' build: the {kind!r} main writes no coverage.dat")
+    return OPT_FLAGS[opt] + (cov_flags() if coverage else [])
+
+
+def build_tag(kind: str, top: str, params: Mapping[str, int], opt: str, coverage: bool,
+              name: str | None = None) -> str:
+    """Name of a build's directory (before its hash) and lock; a coverage build ends in ``-cov``."""
+    tag = name or f"{kind}-{top}-{opt}" + "".join(f"-{k}{v}" for k, v in sorted(params.items()))
+    return tag + ("-cov" if coverage else "")
+
+
+def _verilator_cmd(kind: str, top: str, params: Mapping[str, int], flags: list[str], bdir: Path) -> list[str]:
     cmd = ["verilator", "--cc", "--exe", "-Mdir", str(bdir), "--top-module", top, "--prefix", "Vtop",
            "-Wno-fatal", "--output-split-cfuncs", "3000",   # g++ time grows with function size
-           f"-I{INCLUDE}"] + _libdirs() + OPT_FLAGS[opt]
+           f"-I{INCLUDE}"] + _libdirs() + flags
     cmd += [f"-G{k}={v}" for k, v in sorted(params.items())]
     if kind == "cocotb":
         import cocotb_tools.config as cc
@@ -162,20 +192,31 @@ def _drop_stale_objects(bdir: Path) -> int:
     return n
 
 
+def _same_tag(tag: str) -> list[Path]:
+    """Build directories of `tag`: exactly ``<tag>-<16 hex digits>``, so the directories of a longer
+    tag that starts with this one (``<tag>-cov-<hash>``, the coverage build of the same top) are
+    never taken for older builds of it (reused or removed)."""
+    pat = re.compile(re.escape(tag) + r"-[0-9a-f]{16}")
+    return [o for o in CACHE.glob(f"{tag}-*") if o.is_dir() and pat.fullmatch(o.name)]
+
+
 def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str = "fast",
-          name: str | None = None, jobs: int | None = None, log=print) -> Build:
-    """Build (or reuse) `top` with `params`; returns where it is and what it cost."""
+          name: str | None = None, jobs: int | None = None, log=print, coverage: bool | None = None) -> Build:
+    """Build (or reuse) `top` with `params`; returns where it is and what it cost.
+
+    ``coverage``: a Verilator coverage build (default: ``coverage_build``)."""
     if kind not in ("cocotb", "raw"):
         raise ValueError(f"build kind {kind!r}: 'cocotb' or 'raw'")
     if opt not in OPT_FLAGS:
         raise ValueError(f"optimization {opt!r}: one of {', '.join(OPT_FLAGS)}")
+    coverage = coverage_build(kind, coverage)
     setup_verilator_env()
     params = dict(params or {})
-    flags = OPT_FLAGS[opt]
-    tag = name or f"{kind}-{top}-{opt}" + "".join(f"-{k}{v}" for k, v in sorted(params.items()))
+    flags = build_flags(kind, opt, coverage)
+    tag = build_tag(kind, top, params, opt, coverage, name)
     digest = content_hash(kind, top, params, flags)
     bdir = CACHE / f"{tag}-{digest}"
-    b = Build(kind, top, params, opt, tag, bdir)
+    b = Build(kind, top, params, opt, tag, bdir, coverage=coverage)
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f"{tag}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -199,7 +240,7 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
         # directory and only files whose content changed replace the old ones, so make recompiles
         # just those (a large top's unchanged module classes keep their objects).
         resume = (bdir / "Vtop.mk").exists() and (bdir / ".verilated").exists()
-        olds = sorted((o for o in CACHE.glob(f"{tag}-*") if o.is_dir() and o != bdir), key=lambda o: o.stat().st_mtime)
+        olds = sorted((o for o in _same_tag(tag) if o != bdir), key=lambda o: o.stat().st_mtime)
         if not resume:
             shutil.rmtree(bdir, ignore_errors=True)
             if olds and (olds[-1] / "Vtop.mk").exists():
@@ -208,11 +249,12 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
                 (bdir / "build.json").unlink(missing_ok=True)
             else:
                 bdir.mkdir(parents=True)
-        for old in CACHE.glob(f"{tag}-*"):
-            if old.is_dir() and old != bdir:
+        for old in _same_tag(tag):
+            if old != bdir:
                 shutil.rmtree(old, ignore_errors=True)
         log(f"[cosim.build] {tag}: {'resuming' if resume else 'building'} in {bdir.relative_to(REPO) if bdir.is_relative_to(REPO) else bdir} "
-            f"(C++ {flags[-1]}; minutes for a large top)")
+            f"(C++ {OPT_FLAGS[opt][-1]}{', coverage ' + ' '.join(flags[len(OPT_FLAGS[opt]):]) if coverage else ''}; "
+            "minutes for a large top)")
         t0 = time.perf_counter()
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         logf = bdir / "build.log"
@@ -220,7 +262,7 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
             if not resume:
                 gen = bdir / ".gen"
                 shutil.rmtree(gen, ignore_errors=True)
-                cmd = _verilator_cmd(kind, top, params, opt, gen)
+                cmd = _verilator_cmd(kind, top, params, flags, gen)
                 lf.write("$ " + " ".join(cmd) + "\n")
                 lf.flush()
                 r = subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
@@ -242,7 +284,8 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
         ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         marker.write_text(json.dumps({"seconds": b.seconds, "cpu_seconds": cpu, "resumed": resume, "tag": tag,
-                                      "hash": digest, "params": params, "opt": opt, "kind": kind, "main": mh}))
+                                      "hash": digest, "params": params, "opt": opt, "kind": kind, "main": mh,
+                                      "coverage": coverage, "flags": flags}))
         log(f"[cosim.build] {tag}: built in {b.seconds:.0f} s ({cpu:.0f} s CPU{', resumed' if resume else ''})")
         return b
 

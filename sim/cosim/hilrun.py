@@ -10,9 +10,16 @@ offered time: includes waiting at the XLink port when the bridge is busy) to the
 response header is valid; `svc` from the first cycle its header was valid on the XLink port
 (issue) to the same point. Paths come from the bridge's own classification of each request's line
 (hit, miss to tier-2 over one or two switches, coherent read through the home agent, posted write).
+
+Under ``COV=1`` the top is a coverage build (sim.cosim.build). A plan whose cocotb test and
+reference-memory checks all passed leaves its ``coverage.dat`` as
+``results/coverage/<build tag>__tb_hil-<runs>-<digest>.dat`` (tools.runner.keep_coverage; the
+digest covers the pytest test and the plan, so every plan has its own file); a failing plan's
+coverage is not kept, as for every RTL test.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -29,7 +36,7 @@ from sim.cosim.check import check_run
 from sim.cosim.hil import KIND_NAMES, REC_FIELDS
 from sim.cosim.knobs import CosimCfg
 from sim.cosim.trace import Trace
-from tools.runner import REPO, failed_tests, pick_seed, setup_verilator_env
+from tools.runner import REPO, failed_tests, keep_coverage, pick_seed, run_label, setup_verilator_env
 
 TOP = "sp_edge_hil"
 LINE_BYTES = 64
@@ -134,6 +141,17 @@ def analyse(spec: RunSpec, rec: dict[str, dict[str, np.ndarray]], t_run: int) ->
     return paths, thr, samples
 
 
+def plan_digest(specs: list[RunSpec], params: dict) -> str:
+    """Digest of what a plan runs (parameters, each run's name, knobs and stream; not the cocotb seed,
+    which the streams do not use), so the same plan keeps the same coverage file name."""
+    h = hashlib.sha1(f"{sorted(params.items())}".encode())
+    for sp in specs:
+        h.update(f"\0{sp.name}\0{sp.cfg.to_json()}\0".encode())
+        for c in ("bridge", "gap", "write", "line", "coherent", "kind"):
+            h.update(np.ascontiguousarray(getattr(sp.trace, c)).tobytes())
+    return h.hexdigest()
+
+
 def run_plan(specs: list[RunSpec], links: int = 0, casc_flit: int = 0, opt: str = "fast",
              progress: bool = False, keep: Path | None = None, seed: int | None = None,
              log=print) -> PlanResult:
@@ -184,6 +202,13 @@ def run_plan(specs: list[RunSpec], links: int = 0, casc_flit: int = 0, opt: str 
                                   rr["errors"] + chk.errors, paths, thr, rr["links"], rr["underrun_cycles"],
                                   rr["harness_stall_cycles"], samples, {bb: rec[bb] for bb in bridges}))
         n, failed = failed_tests(work / "results.xml") if (work / "results.xml").exists() else (0, ["?"])
+        if b.coverage and n and not failed and not any(r.errors for r in runs):
+            # passing: the cocotb test (in-RTL checks, error counters, links) and the reference-memory
+            # check of every run. cocotb's C++ main writes coverage.dat into the run directory (`work`)
+            # when the simulation ends.
+            name = run_label("sim.cosim.tb_hil", "+".join(sp.name for sp in specs), plan_digest(specs, params))
+            if keep_coverage(work, b.tag, name) is None:
+                raise RuntimeError(f"coverage build {b.tag}: the passing run wrote no coverage.dat, see {work}")
         if failed and not any(r.errors for r in runs):
             raise RuntimeError(f"co-simulation test failed ({', '.join(failed)}), see {work}")
         return PlanResult(runs, b.seconds, b.cached, b.build_seconds, sim_s, params)
