@@ -88,7 +88,6 @@ module fifo_bank #(
     endgenerate
     assign lead = g_lead[NST].a;
     wire [W-1:0] ok   = lead & room;
-    wire [W:0]   okx  = {1'b0, ok};
     wire         hole = |(in_valid & ~lead);       // a valid input after an invalid one
     wire         drop = hole || |(lead & ~room);   // or more leading inputs than free entries
     wire         pop  = (cnt != {CW{1'b0}}) && out_ready;
@@ -152,33 +151,73 @@ module fifo_bank #(
 
     // ---------------------------------------------------------------- pointers
     // The next write bank is (wr_bank + n_wr) mod W and the count becomes cnt + n_wr - pop. Each is
-    // formed for every possible n_wr from the registers alone and selected by the one-hot end of the
-    // ok mask (and pop), so the adders sit before the select instead of after the inputs (a
-    // carry-select structure). The row advances when wr_bank + n_wr reaches W, that is when input
-    // W-1-wr_bank is written: a select of ok by the register.
-    reg [W-1:0]  wrap_at;
-    integer q;
-    always @* begin
-        for (q = 0; q < W; q = q + 1) wrap_at[q] = ({{(32-BW){1'b0}}, wr_bank} == W - 1 - q);
-    end
-    wire         wr_wrap = |(ok & wrap_at);
-    reg [BW-1:0] wr_bank_n;
-    reg [CW-1:0] cnt_n;
-    reg [BW:0]   sum_n;
-    integer n;
-    always @* begin
-        wr_bank_n = {BW{1'b0}};
-        cnt_n     = {CW{1'b0}};
-        for (n = 0; n <= W; n = n + 1) begin
-            sum_n = {1'b0, wr_bank} + (BW+1)'(n);                      // < 2W
-            if ((n == 0) ? !okx[0] : (okx[n-1] && !okx[n])) begin
-                wr_bank_n = wr_bank_n | ((sum_n >= (BW+1)'(W)) ? BW'(sum_n - (BW+1)'(W)) : BW'(sum_n));
-                cnt_n     = cnt_n | (pop ? cnt + CW'(n) - 1'b1 : cnt + CW'(n));
+    // formed for every possible n_wr from the registers alone (a carry-select structure: the adders
+    // sit before the select instead of after the inputs) and picked by ok. As ok is a thermometer
+    // (ok[k] = k < n_wr), the pick is a binary search on it: a tree of 2:1 muxes NL deep over the
+    // 2^NL >= W + 1 candidates, where the node covering candidates [lo, lo + 2S) takes its upper
+    // half when ok[lo + S - 1] is set (an ok bit beyond W-1 is 0). The count carries both values,
+    // with and without the read, through the tree, and pop picks between them after it: out_ready
+    // reaches the count through two gates, not through the whole select.
+    // The row advances when wr_bank + n_wr reaches W, that is when input W-1-wr_bank is written:
+    // ok indexed by the register (okr: ok reversed, 0 beyond W-1 like the unreachable banks).
+    localparam integer NL = $clog2(W + 1);           // select tree levels
+    localparam integer NP = 1 << NL;                 // candidates, padded to a power of two
+    localparam integer SW = BW + 2 * CW;             // candidate: {wr_bank_n, cnt_n with pop, without}
+    wire [NP-2:0] okp = (NP-1)'(ok);                 // the tree reads bits 0..NP-2
+    genvar lt, nd, lq, q;
+    generate
+        for (lt = 0; lt <= NL; lt = lt + 1) begin : g_sel
+            wire [(NP >> lt)*SW-1:0] v;              // node nd covers candidates [nd 2^lt, (nd+1) 2^lt)
+            for (nd = 0; nd < (NP >> lt); nd = nd + 1) begin : g_nd
+                if (lt == 0) begin : g_leaf
+                    localparam integer NN = (nd > W) ? W : nd;   // padding repeats n_wr = W
+                    // (wr_bank + NN) mod W as a tree of 2:1 muxes over the constants for every
+                    // wr_bank (BW levels at most; an add, compare and subtract is about twice as
+                    // deep). Values beyond W-1 follow the same formula. Written as ?: on the bits
+                    // of wr_bank rather than an indexed constant array, which yosys would turn
+                    // into a ROM and merge the wr_bank register into its read port.
+                    for (lq = 0; lq <= BW; lq = lq + 1) begin : g_bt
+                        wire [((1 << BW) >> lq)*BW-1:0] t;
+                        for (q = 0; q < ((1 << BW) >> lq); q = q + 1) begin : g_q
+                            if (lq == 0) begin : g_c
+                                localparam integer RQ = (q + NN >= W) ? q + NN - W : q + NN;
+                                assign t[q*BW +: BW] = BW'(RQ);
+                            end else begin : g_m
+                                assign t[q*BW +: BW] = wr_bank[lq-1] ? g_bt[lq-1].t[(2*q + 1)*BW +: BW]
+                                                                     : g_bt[lq-1].t[(2*q)*BW +: BW];
+                            end
+                        end
+                    end
+                    assign v[nd*SW +: SW] = {g_bt[BW].t,
+                                             CW'(cnt + CW'(NN) - 1'b1), CW'(cnt + CW'(NN))};
+                end else begin : g_mux
+                    // an AND-OR rather than a ?: mux: yosys' opt_share would otherwise move the
+                    // muxes in front of the leaves' adders. (* keep *): ABC would fold the tree
+                    // into a deeper, smaller network where the inputs have slack in this module.
+                    wire s = okp[nd * (1 << lt) + (1 << (lt - 1)) - 1];
+                    (* keep *) wire [SW-1:0] m;
+                    assign m = ({SW{s}} & g_sel[lt-1].v[(2*nd + 1)*SW +: SW])
+                             | ({SW{!s}} & g_sel[lt-1].v[(2*nd)*SW +: SW]);
+                    assign v[nd*SW +: SW] = m;
+                end
             end
         end
-    end
-    wire [RW-1:0]  wr_row_n  = !wr_wrap ? wr_row :
-                               ({{(32-RW){1'b0}}, wr_row} == ROWS - 1) ? {RW{1'b0}} : wr_row + 1'b1;
+    endgenerate
+    wire [BW-1:0] wr_bank_n = g_sel[NL].v[2*CW +: BW];
+    wire [CW-1:0] cnt_n     = pop ? g_sel[NL].v[CW +: CW] : g_sel[NL].v[0 +: CW];
+    wire [(1<<BW)-1:0] okr;
+    generate
+        for (b = 0; b < (1 << BW); b = b + 1) begin : g_okr
+            if (b < W) begin : g_in
+                assign okr[b] = ok[W-1-b];
+            end else begin : g_out
+                assign okr[b] = 1'b0;
+            end
+        end
+    endgenerate
+    wire         wr_wrap   = okr[wr_bank];
+    wire [RW-1:0] wr_row_n = !wr_wrap ? wr_row :
+                             ({{(32-RW){1'b0}}, wr_row} == ROWS - 1) ? {RW{1'b0}} : wr_row + 1'b1;
 
     assign free      = free_w;
     assign count     = cnt;

@@ -70,7 +70,7 @@ module cxl_flit256_rxq #(
         end
     endfunction
 
-    genvar c, j;
+    genvar c, j, t;
     generate
         for (c = 0; c < 6; c = c + 1) begin : g_c
             localparam integer W  = cxl_cls_w256(SR, PBR, c);
@@ -80,17 +80,48 @@ module cxl_flit256_rxq #(
             localparam integer DC = (c == 2 || c == 5) ? 1 : 0;
             localparam integer DI = (c == 5) ? 1 : 0;
 
-            // ---- message count and credit check
-            reg  [CW-1:0] mcnt;
+            // ---- free message entries and credit check
+            // The register counts the free entries (DEPTH - messages held) rather than the messages
+            // held, so the credit check is one compare of the flit's count against a register.
+            reg  [CW-1:0] m_room;
             reg           ovf_r;
             wire [4:0]    n_in = msg_cnt[c*5 +: 5];
             wire          pop  = out_valid[c] && out_ready[c];
-            // the flit's messages fit: n_in <= DEPTH - mcnt, the room taken from the register alone
-            // (no add after the input)
-            wire [CW-1:0] m_room = CW'(DEPTH) - mcnt;
-            wire          fits = ({27'd0, n_in} <= {{(32-CW){1'b0}}, m_room});
+            // fits = n_in <= m_room = !(m_room < n_in), as a tree of (less, equal) pairs over the
+            // bits: a node covering a high and a low half is less = equal_hi ? less_lo : less_hi
+            // and equal = equal_hi & equal_lo, so the check costs one level per halving after the
+            // bit compares (4 levels at 5 bits) instead of a subtraction's carry chain. The nets
+            // are (* keep *) because ABC otherwise folds the tree into a chain where it has slack.
+            localparam integer NS = $clog2((CW > 5) ? CW : 5);  // tree levels over the compared bits
+            wire [(1<<NS)-1:0] cmp_a = (1<<NS)'(m_room);
+            wire [(1<<NS)-1:0] cmp_b = (1<<NS)'(n_in);
+            for (j = 0; j <= NS; j = j + 1) begin : g_cmp
+                // node t of level j covers bits [t 2^j, (t+1) 2^j)
+                /* verilator lint_off UNUSEDSIGNAL */  // the root's equal
+                (* keep *) wire [((1<<NS)>>j)-1:0] lt_n, eq_n;
+                /* verilator lint_on UNUSEDSIGNAL */
+                if (j == 0) begin : g_bit
+                    assign lt_n = ~cmp_a & cmp_b;
+                    assign eq_n = ~(cmp_a ^ cmp_b);
+                end else begin : g_node
+                    for (t = 0; t < ((1<<NS)>>j); t = t + 1) begin : g_t
+                        assign lt_n[t] = g_cmp[j-1].eq_n[2*t+1] ? g_cmp[j-1].lt_n[2*t]
+                                                                : g_cmp[j-1].lt_n[2*t+1];
+                        assign eq_n[t] = g_cmp[j-1].eq_n[2*t+1] & g_cmp[j-1].eq_n[2*t];
+                    end
+                end
+            end
+            wire          fits = !g_cmp[NS].lt_n[0];
             wire          wr_c = wr && fits;
             wire          over = wr && !fits;
+            // next room, m_room - (accepted messages) + pop: the four cases are formed from the
+            // register and n_in in parallel with the check and picked by wr_c and pop afterwards.
+            // The pick is AND-OR: as a mux, yosys' opt_share would move it in front of the subtract.
+            wire [CW-1:0] r_p1  = m_room + 1'b1;
+            wire [CW-1:0] r_t0  = m_room - CW'(n_in);
+            wire [CW-1:0] r_t1  = r_p1 - CW'(n_in);
+            wire [CW-1:0] r_nxt = ({CW{ wr_c && !pop}} & r_t0) | ({CW{ wr_c && pop}} & r_t1)
+                                | ({CW{!wr_c && !pop}} & m_room) | ({CW{!wr_c && pop}} & r_p1);
 
             // ---- run FIFO: lane j = {message count, run bits}
             wire [RL*(3+RW)-1:0] rd;
@@ -108,7 +139,7 @@ module cxl_flit256_rxq #(
             wire [CW-1:0]    r_free, r_cnt;
             /* verilator lint_on UNUSEDSIGNAL */
             fifo_bank #(.WIDTH(3 + RW), .DEPTH(DEPTH), .W(RL)) u_runs (
-                .clk(clk), .rst(rst), .in_valid(wr_c ? run_valid[c*MAXM +: RL] : {RL{1'b0}}),
+                .clk(clk), .rst(rst), .in_valid(run_valid[c*MAXM +: RL] & {RL{wr}} & {RL{fits}}),
                 .in_data(rd), .free(r_free), .out_valid(r_valid), .out_ready(pop && last),
                 .out_data(r_head), .count(r_cnt), .overflow(r_ovf));
 
@@ -132,7 +163,7 @@ module cxl_flit256_rxq #(
             if (DC != 0) begin : g_d
                 wire [MAXD-1:0] lv;
                 for (j = 0; j < MAXD; j = j + 1) begin : g_lv
-                    assign lv[j] = wr_c && (5'(j) < n_in);
+                    assign lv[j] = wr && (5'(j) < n_in) && fits;
                 end
                 /* verilator lint_off UNUSEDSIGNAL */
                 wire [CW-1:0] l_free, l_cnt;
@@ -150,11 +181,11 @@ module cxl_flit256_rxq #(
 
             always @(posedge clk) begin
                 if (rst) begin
-                    mcnt  <= {CW{1'b0}};
-                    k     <= 2'd0;
-                    ovf_r <= 1'b0;
+                    m_room <= CW'(DEPTH);
+                    k      <= 2'd0;
+                    ovf_r  <= 1'b0;
                 end else begin
-                    mcnt <= mcnt + (wr_c ? CW'(n_in) : {CW{1'b0}}) - CW'(pop);
+                    m_room <= r_nxt;
                     if (pop) k <= last ? 2'd0 : k + 2'd1;
                     if (over) ovf_r <= 1'b1;
                 end
