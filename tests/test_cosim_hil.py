@@ -209,6 +209,33 @@ def _curve_csv(path: Path, slope: float) -> Path:
     return path
 
 
+def test_switch_readback_image() -> None:
+    """The read-back image the co-simulation checks after programming (tb.switch.regs.readback):
+    every register of both switches' configurations once, at its last written value, a decoder's
+    COMMIT as its valid bit; registers that do not read back what is written are refused."""
+    from sim.cosim.hil import switch_configs
+    from sim.cosim.stream import Window
+    from tb.switch import regs
+    n_commits = 0
+    for mode in ("direct", "cascade", "cascade_hbr"):
+        for sc in switch_configs(mode, Window(), 3):
+            if sc is None:
+                continue
+            w = regs.config_writes(sc, 4)
+            img = dict(regs.readback(w))
+            assert len(img) == len({x.addr for x in w})
+            commits = [x for x in w if regs.A_DEC <= x.addr < regs.A_ROUTE and (x.addr - regs.A_DEC) % 0x20 == 3]
+            n_commits += len(commits)
+            assert all(img[x.addr] == 1 for x in commits)
+            assert all(img[x.addr] == x.data for x in w if x not in commits)
+    assert n_commits == 4
+    w = [regs.RegWrite(regs.A_DEC + 0x23, 1), regs.RegWrite(regs.A_DEC + 0x23, 0), regs.ctrl(True)]
+    assert regs.readback(w) == [(regs.A_CTRL, 1), (regs.A_DEC + 0x23, 0)]
+    for bad in (regs.A_INFO, regs.A_ERR, regs.A_COUNT + 3, regs.A_CLEAR):
+        with pytest.raises(ValueError):
+            regs.readback([regs.RegWrite(bad, 0)])
+
+
 def test_knee_and_system_hook(tmp_path: Path) -> None:
     from sim.cosim.loadcurve import knee
     from sim.config.build import with_load_curves

@@ -19,7 +19,7 @@ import numpy as np
 from models.switch import HDM_UNIT, HdmDecoder, PortConfig, SwitchConfig
 from sim.cosim.stream import Window
 from tb.common.cfg_agent import CfgAgent
-from tb.switch.regs import A_COUNT, COUNTERS, RESP_OK, config_writes
+from tb.switch.regs import A_COUNT, COUNTERS, RESP_OK, config_writes, readback
 
 # Hops of sp_rack_edge (NBR = 2, CASCADE = 1), in its lk_* bit order.
 HOPS = ("br0_mem", "br1_mem", "br0_cache", "br1_cache", "node0", "home", "cascade", "node1", "node2")
@@ -68,11 +68,15 @@ def switch_configs(mode: str, win: Window, nmn: int) -> tuple[SwitchConfig, Swit
 
 
 async def program_switches(cfg: CfgAgent, mode: str, win: Window, nmn: int) -> None:
-    """Write the switch register images of `mode` through the top's register agent (cfg_sel 0 = A, 1 = B)."""
+    """Write the switch register images of `mode` through the top's register agent (cfg_sel 0 = A, 1 = B),
+    then read every written register back from the switch it was meant for: a run never starts on a
+    configuration other than the one its model assumes."""
     a, bsw = switch_configs(mode, win, nmn)
     for sel, sc in ((0, a), (1, bsw)):
         if sc is not None:
-            await cfg.program(config_writes(sc, 4), sel=sel)    # cxl_switch_core has 4 decoder slots
+            writes = config_writes(sc, 4)                       # cxl_switch_core has 4 decoder slots
+            await cfg.program(writes, sel=sel)
+            await cfg.check_reads(readback(writes), sel=sel)
 
 
 async def read_counters(cfg: CfgAgent, sel: int) -> dict[str, int]:

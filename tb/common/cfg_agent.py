@@ -23,7 +23,8 @@ never a silent zero). Two ways to move one cycle:
     the request is driven, so it must not depend combinationally on what was just driven. It does
     through a cfg_sel mux, but with one access outstanding every block behind the mux is idle
     when an access starts, and a stale low ready only costs a cycle.
-`program` writes a list of (addr, data) pairs and fails on the first rejected one; `read_block`
+`program` writes a list of (addr, data) pairs and fails on the first rejected one; `check_reads`
+reads a list of (addr, expected value) pairs and fails on the first that differs; `read_block`
 reads consecutive registers into a dict of names. The register map itself (addresses, the "accepted"
 response code `resp_ok`, counter names) belongs to the block's model (e.g. tb/switch/regs.py) and is
 handed in, never kept here.
@@ -120,6 +121,14 @@ class CfgAgent:
             resp, _ = await self.access(addr, data, True, sel)
             if resp != self.resp_ok:
                 raise CfgAccessError(f"register write {addr:#x} <- {data:#x} (sel {sel}) rejected (resp {resp})")
+
+    async def check_reads(self, expect: Iterable[tuple[int, int]], sel: int = 0) -> None:
+        """Read every (addr, value) and fail on the first answer that is not accepted or differs."""
+        for addr, value in expect:
+            resp, rdata = await self.access(addr, write=False, sel=sel)
+            if resp != self.resp_ok or rdata != value:
+                raise CfgAccessError(f"register read {addr:#x} (sel {sel}): resp {resp}, {rdata:#x}, "
+                                     f"expected {value:#x}")
 
     async def read_block(self, base: int, names: Sequence[str], sel: int = 0) -> dict[str, int]:
         """Read registers base, base+1, ... into {name: value}."""

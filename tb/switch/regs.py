@@ -63,3 +63,16 @@ def config_writes(cfg: SwitchConfig, ndec: int) -> list[RegWrite]:
     for d, dec in enumerate(cfg.decoders):
         out += decoder(d, dec.base // HDM_UNIT, dec.size // HDM_UNIT, dec.eiw, dec.eig, dec.targets)
     return out
+
+
+def readback(writes: list[RegWrite]) -> list[tuple[int, int]]:
+    """(addr, value) a read returns after `writes` were all accepted, for the registers
+    config_writes produces: CTRL, PORT, ROUTE and a decoder's staging BASE, SIZE, CTRL and TARGETs
+    read back the last value written to them (their fields are as wide as the values config_writes
+    forms); a decoder's COMMIT reads its valid bit, 1 after an accepted commit, 0 after a disable."""
+    last: dict[int, int] = {}
+    for w in writes:
+        if w.addr in (A_INFO, A_ERR, A_CLEAR) or A_COUNT <= w.addr < A_CLEAR:
+            raise ValueError(f"register {w.addr:#x} does not read back what is written")
+        last[w.addr] = (w.data & 1) if A_DEC <= w.addr < A_ROUTE and (w.addr - A_DEC) % 0x20 == 3 else w.data
+    return sorted(last.items())
