@@ -1,15 +1,16 @@
-"""pyuvm test of cxl_switch_cfg alone: the 16 event counters through every carry length and the
-wrap.
+"""pyuvm test of cxl_switch_cfg (behind tb/switch/hdl/cxl_switch_cfg_tb.v): the 16 event counters
+through every carry length and the wrap.
 
 A 32-bit counter cannot count to 2^32 in a simulation, so its upper bits and the prefix-AND carry
-network above bit 5 never run in the switch benches. Here each episode loads every counter (through
-the simulator, into `u_cfg.cnt` of tb/switch/hdl/cxl_switch_cfg_tb.v) with a random value whose bits 5..b-1 are all ones for a carry length
-b of 5..32 (b = 32: the counter wraps), with random or all-ones bits above, then drives random per-port events
-(`ev`, `ev_unsup`) and rejected register writes, and reads every counter through the register port:
-each must equal its loaded value plus the events counted by the test, modulo 2^32 (counter k sums
-bit k of every port's `ev`, counter 12 `ev_unsup` instead, counter 15 rejected writes; bits 12
-and 15 of `ev` are driven too and must not count). Each counter goes through every carry length
-over the episodes. A clear at the end must read 0 everywhere."""
+network above bit 5 never run in the switch benches. Here each episode loads every counter
+(through the simulator, into `u_cfg.cnt`) with a random value whose bits 5..b-1 are all ones for a
+carry length b of 5..32 (b = 32: the counter wraps) and whose bits above b are random or all ones,
+then drives random per-port events (`ev`, `ev_unsup`) and rejected register writes, and reads
+every counter through the register port: each must equal its loaded value plus the events counted
+by the test, modulo 2^32 (counter k sums bit k of every port's `ev`, counter 12 `ev_unsup`
+instead, counter 15 rejected writes; bits 12 and 15 of `ev` are driven too and must not count).
+Each counter goes through every carry length over the episodes. A clear at the end must read 0
+everywhere."""
 from __future__ import annotations
 
 import cocotb
