@@ -72,3 +72,13 @@ def test_switch_cascade() -> None:
     run_cocotb(top="cxl_switch_cascade_tb", sources=[HDL / "cxl_switch_cascade_tb.v"],
                test_module="tb.switch.tb_switch_link", parameters={"LINKS": 1, "N": 3, "UP_A": 1, "UP_B": 4},
                testcase=["CascadeUniform", "CascadeIncastMiss"], build_args=BUILD_ARGS)
+
+
+@pytest.mark.rtl
+def test_switch_cfg_counters() -> None:
+    """cxl_switch_cfg alone (the N=8 core's parameters): every event counter loaded next to each
+    carry length 5..32 and the wrap, counted on by random events and rejected writes, read back
+    through the register port (tb/switch/tb_switch_cfg.py)."""
+    run_cocotb(top="cxl_switch_cfg_tb", sources=[HDL / "cxl_switch_cfg_tb.vlt", HDL / "cxl_switch_cfg_tb.v"],
+               test_module="tb.switch.tb_switch_cfg", parameters={"N": 8, "NDEC": 4, "NRT": 16},
+               build_args=BUILD_ARGS)

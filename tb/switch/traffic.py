@@ -81,3 +81,51 @@ def host_requests(host_idx: int, ways_seq: Sequence[int], dec: HdmDecoder, rng: 
             out.append(M2SReq(memop=int(M2SReqOp.MEMRD), tag=tag, addr=hpa >> 6, addr5=(hpa >> 5) & 1,
                               ldid=ldid, metafield=rng.randrange(4)))
     return out
+
+
+HDM_SPACE = 1 << 24  # the decoder registers' HPA space in HDM_UNIT (256 MB) units: 2^52 B
+
+
+def random_decoder_ranges(ndec: int, big: int, rng: random.Random) -> list[tuple[int, int]]:
+    """(base, size) in HDM_UNIT units for decoder slots 0..ndec-1, anywhere in the 52-bit HPA space
+    and pairwise disjoint: a random number of live slots (always `big`, whose size has bit 22 or 23
+    as its top bit, so every size bit of every slot is set and cleared over rounds that move `big`),
+    the other live sizes of a random bit length, placed in a random order with random gaps; slots
+    left out get size 0 at a random base (legal, they decode nothing)."""
+    while True:
+        live = [big] + [d for d in range(ndec) if d != big and rng.random() < 0.6]
+        sizes = {}
+        for d in live:
+            bits = rng.randint(23, 24) if d == big else rng.randint(1, 22)
+            # a multiple of 3 units, so any way count (3/6/12 included) is legal for every range
+            sizes[d] = 3 * -(-rng.randrange(1 << (bits - 1), 1 << bits) // 3)
+        free = HDM_SPACE - sum(sizes.values())
+        if free >= 0:
+            break
+    rng.shuffle(live)
+    cuts = sorted(rng.randrange(free + 1) for _ in live)
+    out = {d: (rng.randrange(HDM_SPACE), 0) for d in range(ndec)}
+    pos = 0
+    for d, cut in zip(live, cuts):
+        base = cut + pos
+        out[d] = (base, sizes[d])
+        pos += sizes[d]
+    return [out[d] for d in range(ndec)]
+
+
+def random_pbr_config(n_ports: int, ndec: int, nrt: int, big: int, rng: random.Random,
+                      ways_all: Sequence[int] = (1, 2, 4, 8, 16, 3, 6, 12)) -> SwitchConfig:
+    """A random legal PBR configuration over the full field widths: port 0 a USP and port 1 a DSP
+    with random 12-bit PIDs, the other ports fabric ports; `nrt` routes for random distinct DPIDs
+    to random fabric ports; `ndec` decoders with random_decoder_ranges, random ways and granularity,
+    targets drawn from the DSP's PID and the routed DPIDs."""
+    pids = rng.sample(range(1 << 12), 2 + nrt)
+    usp_pid, dsp_pid, dpids = pids[0], pids[1], pids[2:]
+    ports = [PortConfig.usp(usp_pid), PortConfig.dsp(dsp_pid)] + [PortConfig.fabric() for _ in range(n_ports - 2)]
+    routes = {d: rng.randrange(2, n_ports) for d in dpids}
+    decs = []
+    for base, size in random_decoder_ranges(ndec, big, rng):
+        ways = rng.choice([w for w in ways_all if w <= 1 + nrt])
+        tg = rng.sample([dsp_pid] + dpids, ways)
+        decs.append(HdmDecoder.make(base * HDM_UNIT, size * HDM_UNIT, ways, 256 << rng.randrange(7), tg))
+    return SwitchConfig("pbr", ports, decs, routes, poison_on_decode_error=rng.random() < 0.5)
