@@ -9,8 +9,8 @@
   line then comes on D2H Data) from one memory model (the coherence agent of the coherent sub-range
   shares it). Reads see the memory at response time, writes land at response time (MemWr) or when
   the pulled line arrives (ItoMWr): any ordering bug of the bridge shows up as wrong data. Lines in
-  ``nxm`` are answered with an error (MemData-NXM or poison; GO-Err for coherent lines). Optional
-  faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
+  ``nxm`` are answered with an error (MemData-NXM or poison; GO-Err or poison
+  for coherent lines). Optional faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
 * Scoreboard: in-order XLink responses against the functional reference models.bridge.BridgeRef.
 * Watchdog (tb.common.watchdog): every accepted XLink request is answered within a bound.
 * Checkers: every HBM access's completion time against models.bridge.HbmModel (one per lane), the
@@ -226,7 +226,9 @@ class CxlMemAgent(uvm_component):
         if ch == "h2d":
             _, cqid, line = item
             bad = line is not None and line in self.nxm
-            m = H2DData(cqid=cqid, goerr=int(bad), data=self.read(line) if line is not None else bytes(64))
+            poison = bad and self.rng.random() < self.faults.poison
+            m = H2DData(cqid=cqid, goerr=int(bad and not poison), poison=int(poison),
+                        data=self.read(line) if line is not None else bytes(64))
             return m.to_canonical(), int.from_bytes(m.data, "little")
         _, cqid, op, rspdata = item
         return H2DRsp(opcode=op, rspdata=rspdata, cqid=cqid).to_canonical(), 0
@@ -256,7 +258,6 @@ class CxlMemAgent(uvm_component):
         # the core always takes NDR and H2D Data; DRS may wait for the HBM write queue and H2D
         # Rsp for the D2H Data output
         strict = {"ndr", "h2d"}
-        uqid = 0
         n_rd = 0
         f = self.faults
         while True:
@@ -371,7 +372,10 @@ class CxlMemAgent(uvm_component):
                             self._push(ln, "h2d", lat, ("ok", d.cqid, d.addr))
                     elif d.opcode == D2HReqOp.ITOMWR:
                         self.counts["itomwr"] += 1
-                        uqid = (uqid + 1) % 4096
+                        # the home picks any free UQID (12 bits); the bridge must echo it
+                        uqid = self.rng.randrange(4096)
+                        while uqid in self.pulls:
+                            uqid = self.rng.randrange(4096)
                         bad = d.addr in self.nxm
                         self.pulls[uqid] = (d.addr, bad)
                         op = H2DRspOp.GO_ERR_WRITEPULL if bad else H2DRspOp.GO_WRITEPULL
