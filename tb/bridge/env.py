@@ -10,7 +10,8 @@
   shares it). Reads see the memory at response time, writes land at response time (MemWr) or when
   the pulled line arrives (ItoMWr): any ordering bug of the bridge shows up as wrong data. Lines in
   ``nxm`` are answered with an error (MemData-NXM or poison; GO-Err or poison
-  for coherent lines). Optional faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
+  for coherent lines). S2M responses carry a random DevLoad (device load, which the bridge does
+  not use). Optional faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
 * Scoreboard: in-order XLink responses against the functional reference models.bridge.BridgeRef.
 * Watchdog (tb.common.watchdog): every accepted XLink request is answered within a bound.
 * Checkers: every HBM access's completion time against models.bridge.HbmModel (one per lane), the
@@ -213,7 +214,8 @@ class CxlMemAgent(uvm_component):
             bad = line is not None and line in self.nxm
             poison = bad and self.rng.random() < self.faults.poison
             m = S2MDRS(memop=S2MDRSOp.MEMDATA_NXM if bad and not poison else S2MDRSOp.MEMDATA,
-                       tag=tag, poison=int(poison), data=self.read(line) if line is not None else bytes(64))
+                       tag=tag, poison=int(poison), devload=self.rng.randrange(4),
+                       data=self.read(line) if line is not None else bytes(64))
             if kind == "ok":
                 self.far_cycles.append(self.cyc - self.req_cycle.pop(tag, self.cyc))
                 self.rd_lane.pop(tag, None)
@@ -222,7 +224,7 @@ class CxlMemAgent(uvm_component):
             _, tag, line, data = item
             if kind == "ok":
                 self.mem[line] = data
-            return S2MNDR(memop=S2MNDROp.CMP, tag=tag).to_canonical(), 0
+            return S2MNDR(memop=S2MNDROp.CMP, tag=tag, devload=self.rng.randrange(4)).to_canonical(), 0
         if ch == "h2d":
             _, cqid, line = item
             bad = line is not None and line in self.nxm
