@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from models.bridge import NVLINK, UALINK
+from models.bridge import NVLINK, UALINK, BridgeConfig
 from tb.bridge.env import TbConfig
 from tb.bridge.tb_hbm import HbmTbCfg
 from tools.runner import INCLUDE, REPO, RTL, rtl_sources, run_cocotb, setup_verilator_env
@@ -23,17 +23,27 @@ BUILD_ARGS: tuple[str, ...] = ()
 # XLink port, and NVLink without the buffer on the original one-lane, one-beat interface (every
 # partial write reads its line over CXL.mem: the read-modify-write count is exact there).
 # UALink with the buffer runs through the CXL link layer (test_bridge_through_cxl_link).
-# TAG_BASE != 0 on both (0xC000: the write-buffer tags wrap past 0xFFFF); nv_buf refreshes its HBM
-# on the plain schedule (REF_POSTPONE=0: forced refresh cycles block HBM accesses), the UALink top
-# postpones them (default 8) and refreshes when idle.
+# TAG_BASE just below a carry on both, so that the 16-bit CXL.mem tags carry through every bit
+# within a run: nv_buf 0xFFF8 (line tags wrap past 0xFFFF after slot 7, write-buffer tags
+# TAG_BASE + 0x8000 + entry cross 0x8000), nv_nobuf 0x7FFC (line tags cross 0x8000 after slot 3).
+# nv_nobuf and the UALink top translate a 2^51-byte window (XLink addresses 2^50 .. 3 x 2^50, so
+# address bits 50 and 51 change inside the window) to HPAs that carry through bit 51 (nv_nobuf) or
+# start at 0 (top): the translation is checked over the full 52-bit address width.
+# nv_buf refreshes its HBM on the plain schedule (REF_POSTPONE=0: forced refresh cycles block HBM
+# accesses), the UALink top postpones them (default 8) and refreshes when idle.
+WIDE = BridgeConfig(win_base=1 << 50, win_size=1 << 51)
 CONFIGS = {
-    "nv_buf": TbConfig(flavor=NVLINK, buf_en=1, wr_alloc=0, ref_postpone=0, tag_base=0xC000,
+    "nv_buf": TbConfig(flavor=NVLINK, buf_en=1, wr_alloc=0, ref_postpone=0, tag_base=0xFFF8,
                        lanes=2, xw=2, npc=4),
-    "nv_nobuf": TbConfig(flavor=NVLINK, buf_en=0, tag_base=0x4000),
+    "nv_nobuf": TbConfig(flavor=NVLINK, buf_en=0, tag_base=0x7FFC,
+                         bridge=replace(WIDE, hpa_base=3 << 49)),
 }
-# through the link layer: two lanes (two CXL links), 2-beat XLink port, everything else default
-TOP_CONFIG = TbConfig(flavor=UALINK, buf_en=1, lanes=2, xw=2, npc=4)
-TOP_PARAMS = ("FLAVOR", "LANES", "XW", "NPC")     # what tb/bridge/hdl/xbridge_top_tb.v forwards
+# through the link layer: two lanes (two CXL links), 2-beat XLink port, the wide window, tags that
+# wrap; everything else default
+TOP_CONFIG = TbConfig(flavor=UALINK, buf_en=1, lanes=2, xw=2, npc=4, tag_base=0xFFF8,
+                      bridge=replace(WIDE, hpa_base=0))
+TOP_PARAMS = ("FLAVOR", "LANES", "XW", "NPC", "TAG_BASE", "WIN_BASE", "WIN_SIZE", "HPA_BASE")
+# (what tb/bridge/hdl/xbridge_top_tb.v forwards)
 TESTS = ["BridgeRandomTest", "BridgeSequentialTest", "BridgeErrorTest", "BridgeWriteBurstTest",
          "BridgeProtocolFaultTest", "BridgeWatchdogSelfTest"]
 # through the links: the write bursts and the watchdog self-test run on the core configurations

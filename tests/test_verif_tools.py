@@ -91,6 +91,24 @@ def test_coverage_exclusions(tmp_path: Path) -> None:
         cov.load_exclusions(y)
 
 
+def test_coverage_exclusion_bits(tmp_path: Path) -> None:
+    """`bits` narrows a signal entry to bit indices (a point's last index); it needs a signal."""
+    a = _dat(tmp_path / "a.dat", [
+        (_pt(F, "toggle", 2, 4, f"hdr[{b}]:{d}", None), 0) for b in range(4) for d in ("0->1", "1->0")
+    ] + [(_pt(F, "toggle", 3, 4, "bk[2][1]:0->1", None), 0), (_pt(F, "toggle", 3, 4, "bk[1][2]:0->1", None), 0)])
+    y = tmp_path / "ex.yaml"
+    y.write_text("- {files: rtl/common/x.v, signal: 'hdr', bits: [0, 2-3], reason: tied fields}\n"
+                 "- {files: rtl/common/x.v, signal: 'bk', bits: [1], reason: top bit}\n")
+    ex = cov.load_exclusions(y)
+    files, n = cov.build_files(cov.merge([a]), ex)
+    assert n == 7 and sorted(files["rtl/common/x.v"].toggles) == ["bk[1][2]:0->1", "hdr[1]:0->1", "hdr[1]:1->0"]
+    assert [e.matched for e in ex] == [6, 1]
+    assert cov.exclusion_what(cov.exclusion_entry(ex[0])) == "all; signal /hdr/ bits 0,2-3"
+    y.write_text("- {files: rtl/common/x.v, bits: [1], reason: no signal}\n")
+    with pytest.raises(SystemExit, match="bits needs a signal"):
+        cov.load_exclusions(y)
+
+
 def test_coverage_main_writes_outputs(tmp_path: Path) -> None:
     d = tmp_path / "dat"
     d.mkdir()

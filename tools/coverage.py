@@ -25,7 +25,7 @@ in any run executed it. Mapping to lcov (tools/coverage.md):
 Exclusions come from ``tools/coverage_exclusions.yaml``; each names files (glob), optionally a
 kind, lines, functions (resolved to their ``function`` ... ``endfunction`` lines by reading the
 Verilog source, so they follow the code when it moves), a ``match`` regex the excluded lines'
-code must match, or a signal pattern, and a reason. An entry that matches no coverage point, a
+code must match, or a signal pattern (optionally with bit indices), and a reason. An entry that matches no coverage point, a
 named function that is missing or defined twice, or a listed line that no longer matches its
 ``match`` is an error (a stale exclusion must not hide anything, nor slide onto other code).
 """
@@ -126,7 +126,8 @@ _VLOG_SUFFIXES = (".v", ".sv", ".vh", ".svh")
 _NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _SUB_KW = re.compile(r"\b(function|endfunction|task|endtask)\b")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
-_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "reason"}
+_BIT = re.compile(r"\[(\d+)\]:[01]->[01]$")      # the bit index of a toggle point (its last index)
+_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "bits", "reason"}
 
 
 def blank_comments(text: str) -> str:
@@ -208,6 +209,7 @@ class Exclusion:
     kind: str = "all"
     lines: list[int] = field(default_factory=list)      # `lines:`, for every file `files` matches
     signal: str | None = None
+    bits: list[int] = field(default_factory=list)       # `bits:`, toggle bit indices of `signal`
     functions: list[str] = field(default_factory=list)
     match: str | None = None
     # lines read from the sources (entries with `functions` or `match`): one row per file and
@@ -230,6 +232,10 @@ class Exclusion:
             sig = pt.comment.split("[", 1)[0].split(":", 1)[0]
             if pt.kind != "toggle" or not re.fullmatch(self.signal, sig):
                 return False
+            if self.bits:
+                m = _BIT.search(pt.comment)
+                if m is None or int(m.group(1)) not in self.bits:
+                    return False
         return True
 
 
@@ -305,6 +311,12 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
         for item in e.get("lines", []) or []:
             a, _, b = str(item).partition("-")
             lines += list(range(int(a), int(b or a) + 1))
+        bits: list[int] = []
+        for item in e.get("bits", []) or []:
+            a, _, b = str(item).partition("-")
+            bits += list(range(int(a), int(b or a) + 1))
+        if bits and not e.get("signal"):
+            raise SystemExit(f"{where}: bits needs a signal to apply to")
         functions = e.get("functions") or []
         functions = [functions] if isinstance(functions, str) else [str(f) for f in functions]
         if lines and functions:
@@ -314,7 +326,7 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
         if "match" in e and not (lines or functions):
             raise SystemExit(f"{where}: match needs lines or functions to apply to")
         ex = Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
-                       signal=e.get("signal"), functions=functions, match=e.get("match"))
+                       signal=e.get("signal"), bits=bits, functions=functions, match=e.get("match"))
         if functions or ex.match is not None:
             err = resolve_sources(ex, root)
             if err:
@@ -479,7 +491,7 @@ def exclusion_entry(e: Exclusion) -> dict:
     """An exclusion as summary.json lists it: its yaml fields, and under `resolved` the lines
     read from the sources (function ranges, or lines checked by `match`) per file."""
     return {"files": e.files, "kind": e.kind, "lines": ranges(e.lines),
-            "functions": e.functions, "match": e.match, "signal": e.signal,
+            "functions": e.functions, "match": e.match, "signal": e.signal, "bits": ranges(e.bits),
             "resolved": [{"file": f, "function": fn, "lines": ranges(ls)}
                          for f, fn, ls in e.resolved],
             "reason": e.reason, "points": e.matched}
@@ -500,7 +512,8 @@ def exclusion_what(e: dict) -> str:
     elif e["lines"]:
         parts.append(f"lines {','.join(e['lines'])}")   # applies to every file `files` matches
     if e["signal"]:
-        parts.append(f"signal /{e['signal']}/")
+        bits = f" bits {','.join(e['bits'])}" if e.get("bits") else ""
+        parts.append(f"signal /{e['signal']}/{bits}")
     return "; ".join(parts)
 
 

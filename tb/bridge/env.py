@@ -9,8 +9,9 @@
   line then comes on D2H Data) from one memory model (the coherence agent of the coherent sub-range
   shares it). Reads see the memory at response time, writes land at response time (MemWr) or when
   the pulled line arrives (ItoMWr): any ordering bug of the bridge shows up as wrong data. Lines in
-  ``nxm`` are answered with an error (MemData-NXM or poison; GO-Err for coherent lines). Optional
-  faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
+  ``nxm`` are answered with an error (MemData-NXM or poison; GO-Err or poison
+  for coherent lines). S2M responses carry a random DevLoad (device load, which the bridge does
+  not use). Optional faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
 * Scoreboard: in-order XLink responses against the functional reference models.bridge.BridgeRef.
 * Watchdog (tb.common.watchdog): every accepted XLink request is answered within a bound.
 * Checkers: every HBM access's completion time against models.bridge.HbmModel (one per lane), the
@@ -213,7 +214,8 @@ class CxlMemAgent(uvm_component):
             bad = line is not None and line in self.nxm
             poison = bad and self.rng.random() < self.faults.poison
             m = S2MDRS(memop=S2MDRSOp.MEMDATA_NXM if bad and not poison else S2MDRSOp.MEMDATA,
-                       tag=tag, poison=int(poison), data=self.read(line) if line is not None else bytes(64))
+                       tag=tag, poison=int(poison), devload=self.rng.randrange(4),
+                       data=self.read(line) if line is not None else bytes(64))
             if kind == "ok":
                 self.far_cycles.append(self.cyc - self.req_cycle.pop(tag, self.cyc))
                 self.rd_lane.pop(tag, None)
@@ -222,11 +224,13 @@ class CxlMemAgent(uvm_component):
             _, tag, line, data = item
             if kind == "ok":
                 self.mem[line] = data
-            return S2MNDR(memop=S2MNDROp.CMP, tag=tag).to_canonical(), 0
+            return S2MNDR(memop=S2MNDROp.CMP, tag=tag, devload=self.rng.randrange(4)).to_canonical(), 0
         if ch == "h2d":
             _, cqid, line = item
             bad = line is not None and line in self.nxm
-            m = H2DData(cqid=cqid, goerr=int(bad), data=self.read(line) if line is not None else bytes(64))
+            poison = bad and self.rng.random() < self.faults.poison
+            m = H2DData(cqid=cqid, goerr=int(bad and not poison), poison=int(poison),
+                        data=self.read(line) if line is not None else bytes(64))
             return m.to_canonical(), int.from_bytes(m.data, "little")
         _, cqid, op, rspdata = item
         return H2DRsp(opcode=op, rspdata=rspdata, cqid=cqid).to_canonical(), 0
@@ -256,7 +260,6 @@ class CxlMemAgent(uvm_component):
         # the core always takes NDR and H2D Data; DRS may wait for the HBM write queue and H2D
         # Rsp for the D2H Data output
         strict = {"ndr", "h2d"}
-        uqid = 0
         n_rd = 0
         f = self.faults
         while True:
@@ -371,7 +374,10 @@ class CxlMemAgent(uvm_component):
                             self._push(ln, "h2d", lat, ("ok", d.cqid, d.addr))
                     elif d.opcode == D2HReqOp.ITOMWR:
                         self.counts["itomwr"] += 1
-                        uqid = (uqid + 1) % 4096
+                        # the home picks any free UQID (12 bits); the bridge must echo it
+                        uqid = self.rng.randrange(4096)
+                        while uqid in self.pulls:
+                            uqid = self.rng.randrange(4096)
                         bad = d.addr in self.nxm
                         self.pulls[uqid] = (d.addr, bad)
                         op = H2DRspOp.GO_ERR_WRITEPULL if bad else H2DRspOp.GO_WRITEPULL

@@ -73,7 +73,9 @@ class BridgeBase(uvm_test):
         return self.cfg.bridge.win_base
 
     def pkt(self, op: int, off: int, nbytes: int) -> Packet:
-        self.tag = (self.tag + 1) % 1024
+        # tags and sources over their full 10-bit ranges; a (src, tag) pair still outstanding is
+        # legal input that the model answers BAD_TAG
+        self.tag = self.rng.randrange(1024)
         return make_packet(self.cfg, self.rng, op, self.base() + off, nbytes, self.tag,
                            self.rng.randrange(1024))
 
@@ -88,7 +90,18 @@ class BridgeBase(uvm_test):
         s = min(s, 3)
         return 16 * s, 16 * nfl, len(line_masks(16 * s, 16 * nfl))
 
-    def random_req(self, p_hot: float = 0.65, lines: int = 16384) -> Packet:
+    def far_off(self, nl: int) -> int:
+        """Offset of a random line anywhere in the window (its whole address width) whose nl
+        lines stay outside the coherent sub-range."""
+        b, r = self.cfg.bridge, self.rng
+        while True:
+            off = 64 * r.randrange(b.win_size // 64 - nl + 1)
+            if off + 64 * nl <= b.coh_off or off >= b.coh_off + b.coh_size:
+                return off
+
+    def random_req(self, p_hot: float = 0.65, lines: int = 16384, p_far: float = 0.3) -> Packet:
+        """A random request: coherent sub-range, the hot lines, one of the first `lines` lines,
+        or (share p_far of the non-hot ones) anywhere in the window."""
         r = self.rng
         u = r.random()
         if u < 0.12:
@@ -100,6 +113,8 @@ class BridgeBase(uvm_test):
         op = XlOp.READ if r.random() < 0.65 else XlOp.WRITE
         if u < 0.12 + p_hot:
             off = 64 * r.randrange(HOT_LINES - nl + 1)
+        elif r.random() < p_far:
+            off = self.far_off(nl)
         else:
             off = 64 * r.randrange(lines - nl + 1)
         return self.pkt(op, off + lead, nb)

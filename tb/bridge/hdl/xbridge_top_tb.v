@@ -9,6 +9,10 @@ module xbridge_top_tb #(
     parameter integer LANES     = 1,
     parameter integer XW        = 1,
     parameter integer NPC       = 2,
+    parameter [15:0]  TAG_BASE  = 16'h0000,           // xbridge_top's defaults
+    parameter [63:0]  WIN_BASE  = 64'h1_0000_0000,
+    parameter [63:0]  WIN_SIZE  = 64'h100_0000,
+    parameter [63:0]  HPA_BASE  = 64'h40_0000_0000,
     parameter integer FLIT_MODE = 0,
     localparam integer FLIT_W   = (FLIT_MODE != 0) ? 2048 : 528,
     localparam integer SWL      = $clog2(16 / LANES)      // xbridge_top's default SETS = 16
@@ -81,7 +85,9 @@ module xbridge_top_tb #(
     wire [LANES-1:0] h_fatal;
     /* verilator lint_on UNUSEDSIGNAL */
 
-    xbridge_top #(.FLAVOR(FLAVOR), .LANES(LANES), .XW(XW), .NPC(NPC), .FLIT_MODE(FLIT_MODE)) u_top (
+    xbridge_top #(.FLAVOR(FLAVOR), .LANES(LANES), .XW(XW), .NPC(NPC), .TAG_BASE(TAG_BASE),
+                  .WIN_BASE(WIN_BASE), .WIN_SIZE(WIN_SIZE), .HPA_BASE(HPA_BASE),
+                  .FLIT_MODE(FLIT_MODE)) u_top (
         .clk(clk), .rst(rst),
         .xl_rx_valid(xl_rx_valid), .xl_rx_ready(xl_rx_ready), .xl_rx_data(xl_rx_data),
         .xl_rx_last(xl_rx_last), .xl_tx_valid(xl_tx_valid), .xl_tx_ready(xl_tx_ready),
