@@ -126,7 +126,7 @@ _VLOG_SUFFIXES = (".v", ".sv", ".vh", ".svh")
 _NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _SUB_KW = re.compile(r"\b(function|endfunction|task|endtask)\b")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
-_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "reason"}
+_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "bits", "reason"}
 
 
 def blank_comments(text: str) -> str:
@@ -208,6 +208,7 @@ class Exclusion:
     kind: str = "all"
     lines: list[int] = field(default_factory=list)      # `lines:`, for every file `files` matches
     signal: str | None = None
+    bits: str | None = None   # regex on the index part after the signal name: "[3][2]", "[0].dh[5]"
     functions: list[str] = field(default_factory=list)
     match: str | None = None
     # lines read from the sources (entries with `functions` or `match`): one row per file and
@@ -227,8 +228,11 @@ class Exclusion:
         elif self.lines and not (set(span_lines(pt)) | {pt.line}) & set(self.lines):
             return False
         if self.signal is not None:
-            sig = pt.comment.split("[", 1)[0].split(":", 1)[0]
+            name = pt.comment.split(":", 1)[0]
+            sig = name.split("[", 1)[0]
             if pt.kind != "toggle" or not re.fullmatch(self.signal, sig):
+                return False
+            if self.bits is not None and not re.fullmatch(self.bits, name[len(sig):]):
                 return False
         return True
 
@@ -313,8 +317,10 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
             raise SystemExit(f"{where}: match must be a non-empty regex")
         if "match" in e and not (lines or functions):
             raise SystemExit(f"{where}: match needs lines or functions to apply to")
+        if "bits" in e and "signal" not in e:
+            raise SystemExit(f"{where}: bits needs a signal to apply to")
         ex = Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
-                       signal=e.get("signal"), functions=functions, match=e.get("match"))
+                       signal=e.get("signal"), bits=e.get("bits"), functions=functions, match=e.get("match"))
         if functions or ex.match is not None:
             err = resolve_sources(ex, root)
             if err:
@@ -479,7 +485,7 @@ def exclusion_entry(e: Exclusion) -> dict:
     """An exclusion as summary.json lists it: its yaml fields, and under `resolved` the lines
     read from the sources (function ranges, or lines checked by `match`) per file."""
     return {"files": e.files, "kind": e.kind, "lines": ranges(e.lines),
-            "functions": e.functions, "match": e.match, "signal": e.signal,
+            "functions": e.functions, "match": e.match, "signal": e.signal, "bits": e.bits,
             "resolved": [{"file": f, "function": fn, "lines": ranges(ls)}
                          for f, fn, ls in e.resolved],
             "reason": e.reason, "points": e.matched}
@@ -500,7 +506,7 @@ def exclusion_what(e: dict) -> str:
     elif e["lines"]:
         parts.append(f"lines {','.join(e['lines'])}")   # applies to every file `files` matches
     if e["signal"]:
-        parts.append(f"signal /{e['signal']}/")
+        parts.append(f"signal /{e['signal']}/" + (f" bits /{e['bits']}/" if e.get("bits") else ""))
     return "; ".join(parts)
 
 
