@@ -38,6 +38,13 @@ def test_coherence_capacity() -> None:
 
 
 @pytest.mark.rtl
+def test_coherence_ranges() -> None:
+    """Selective coherence while the coherent ranges are reprogrammed (12 phases, bounds anywhere in
+    the 46-bit line space, requests at and next to every bound), on the N=4 build."""
+    run(PARAMS[4], ["CohRangesTest"])
+
+
+@pytest.mark.rtl
 def test_coherence_negative_and_watchdog() -> None:
     """Every illegal input (opcode, duplicate CQID, UQIDs unknown / out of range / of another device /
     of a pull, snoop answers outside the legal set, data without a request or twice, byte-enabled pull
