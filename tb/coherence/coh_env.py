@@ -255,6 +255,7 @@ class CacheDeviceAgent(uvm_component):
         self.snoop_delay = self.cfg.snoop_delay
         self.hold_snoops = False
         self.data_hook: Callable[[CD2HData], CD2HData] | None = None  # rewrites outgoing D2H Data (negative tests)
+        self.rsp_hook: Callable[[CD2HRsp], CD2HRsp] | None = None  # rewrites outgoing D2H Rsp (negative tests)
         self.issue_time: dict[int, float] = {}
         self.answer_cycles: list[int] = []  # snoop handshake -> D2H Rsp handshake, per answered snoop
         self.snoop_at: dict[int, int] = {}
@@ -313,7 +314,7 @@ class CacheDeviceAgent(uvm_component):
             if isinstance(m, CD2HReq):
                 self.req.push(replace(m, cqid=self._wire_cqid(m.cqid)))
             elif isinstance(m, CD2HRsp):
-                self.rsp.push(m, at)
+                self.rsp.push(self.rsp_hook(m) if self.rsp_hook else m, at)
             else:
                 self.dat.push(self.data_hook(m) if self.data_hook else m, at)
         evs, self.dc.events = self.dc.events, []

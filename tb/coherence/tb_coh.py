@@ -56,7 +56,8 @@ class CohBaseTest(uvm_test):
         self.raise_objection()
         dut = cocotb.top
         announce_seed(self.logger)
-        await ClockReset(dut.clk, dut.rst).start()
+        self.clkrst = ClockReset(dut.clk, dut.rst)
+        await self.clkrst.start()
         self.env.start()
         await self.body()
         ok = await self.env.wait_idle(20000)
@@ -77,6 +78,7 @@ class CohBaseTest(uvm_test):
         self.logger.info(f"watchdog: {wd.n_accepted} requests/snoops accepted, max answer latency "
                          f"{wd.max_latency} cycles (bound {wd.bound})")
         self.final_checks()
+        await self.after_checks()
         self.drop_objection()
 
     async def body(self) -> None:
@@ -84,6 +86,9 @@ class CohBaseTest(uvm_test):
 
     def final_checks(self) -> None:
         pass
+
+    async def after_checks(self) -> None:
+        """Runs after the end-of-test checks (the error counters are read by then)."""
 
 
 # ---------------------------------------------------------------------- directed flows
@@ -504,6 +509,120 @@ class CohNegativeTest(CohBaseTest):
         await self.serve(2, Op.RDOWN, line)
 
 
+class CohErrorCountTest(CohBaseTest):
+    """The error counters count every event exactly, one per kind and cycle, under sustained
+    floods, and reset clears them: `flood` events of each kind (`flood_illegal_rsp` for illegal
+    snoop answers, each of which needs a snoop), from every device at once, with random CQIDs,
+    UQIDs and tags; after each flood the counter moved by exactly that many, the scoreboard checks
+    every answer and the model's classification of every event. At the end a reset must read 0 on
+    every counter."""
+
+    flood = 1023              # 10 bits of every counter set, then cleared by the reset
+    flood_illegal_rsp = 255   # at least 8 bits: one SnpInv per illegal answer, up to 12 per round of traffic
+    expected_errors = {k: 1023 for k in RTL_ERROR_KINDS}  # illegal_rsp: set to the count the flood made
+
+    def make_cfg(self) -> CohCfg:
+        # the wrong-UQID flood holds one write-pull open for the whole flood (about 1,100 cycles)
+        return CohCfg(dut=CohDut.from_dut(), wd_bound=3000)
+
+    async def expect(self, name: str, kind: str, n: int, before: dict[str, int]) -> None:
+        assert await self.env.wait_idle(8000, settle=4), f"{name}: not quiescent"
+        after = self.env.read_errors()
+        delta = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        assert delta == {kind: n}, f"{name}: error counters moved {delta}, expected {{{kind!r}: {n}}}"
+        self.logger.info(f"{name}: {kind} counted {n}")
+
+    def spread(self, n: int) -> list[range]:
+        """n events split over the devices: device p sends its share."""
+        k = len(self.env.devs)
+        return [range(p * n // k, (p + 1) * n // k) for p in range(k)]
+
+    async def body(self) -> None:
+        env, n = self.env, self.flood
+        rng = component_rng(self)
+        picker = LinePicker(self.cfg, rng)
+        # opcodes that are not requests: GO-Err each, every CQID distinct while owed
+        before = env.read_errors()
+        for p, part in enumerate(self.spread(n)):
+            for i in part:
+                env.devs[p].inject(CD2HReq(p, rng.choice(NOT_REQUESTS), i, picker.line()))
+        await self.expect("illegal opcodes", "illegal_request", n, before)
+        # D2H Rsp and D2H Data naming no outstanding snoop or pull (nothing is outstanding)
+        for name, kind, mk in (("unsolicited Rsp", "unsolicited_rsp",
+                                lambda p: CD2HRsp(p, int(D2HRspOp.RSPIHITI), rng.getrandbits(12))),
+                               ("Data without a request", "bad_data",
+                                lambda p: CD2HData(p, rng.getrandbits(12), rng.getrandbits(512)))):
+            before = env.read_errors()
+            for p, part in enumerate(self.spread(n)):
+                for _ in part:
+                    env.devs[p].inject(mk(p))
+            await self.expect(name, kind, n, before)
+        # S2M answering nothing: MemData and Cmp with random tags, two per cycle
+        before = env.read_errors()
+        for i in range(n):
+            if i % 2:
+                env.mem.ndr.push(CS2MNDR(int(S2MNDROp.CMP), rng.getrandbits(16)))
+            else:
+                env.mem.drs.push(CS2MDRS(int(S2MDRSOp.MEMDATA), rng.getrandbits(16), rng.getrandbits(512)))
+        await self.expect("unsolicited S2M", "unsolicited_mem", n, before)
+        # the UQID of dev0's write-pull misused: Rsp from every device, Data from the others
+        d0 = env.devs[0]
+        d0.dat.idle = Pattern.never()
+        mark = len(env.h2d_log)
+        d0.issue(Op.ITOMWR, picker.line())
+        for _ in range(50):
+            await env.cycles(1)
+            pull = next((m for _, m in env.h2d_log[mark:] if isinstance(m, CH2DRsp)
+                         and m.opcode == H2DRspOp.GO_WRITEPULL), None)
+            if pull is not None:
+                break
+        assert pull is not None, "no GO_WritePull within 50 cycles"
+        before = env.read_errors()
+        for p, part in enumerate(self.spread(n)):
+            for i in part:
+                env.devs[p].inject(CD2HData(p, pull.rspdata, rng.getrandbits(512)) if p and i % 2
+                                   else CD2HRsp(p, int(D2HRspOp.RSPIHITI), pull.rspdata))
+        while any(d.rsp.busy() or d.dat.busy() for d in env.devs[1:]) or d0.rsp.busy():
+            await env.cycles(1)
+        d0.dat.idle = Pattern.always()
+        await self.expect("write-pull UQID misused", "wrong_uqid", n, before)
+        # illegal snoop answers: dev1..3 share a line, dev0 takes it with RdOwn, the sharers' SnpInv
+        # answers (RspIHitI / RspIHitSE, both leave them in I) go out with an opcode that is none.
+        # A line the snoop filter back-invalidated in between has no sharers left, so the answers
+        # are counted as they are rewritten.
+        sharers = env.devs[1:]
+        before = env.read_errors()
+        bad = 0
+
+        def illegal(m: CD2HRsp) -> CD2HRsp:
+            nonlocal bad
+            bad += 1
+            return replace(m, opcode=0x1F)
+
+        while bad < self.flood_illegal_rsp:
+            lines = [picker.line() for _ in range(min(4, -(-(self.flood_illegal_rsp - bad) // len(sharers))))]
+            for a in lines:
+                for d in sharers:
+                    d.issue(Op.RDSHARED, a)
+            assert await env.wait_idle(2000, settle=2)
+            for d in sharers:
+                d.rsp_hook = illegal
+            for a in lines:
+                d0.issue(Op.RDOWN, a)
+            assert await env.wait_idle(2000, settle=2)
+            for d in sharers:
+                d.rsp_hook = None
+        await self.expect("illegal snoop answers", "illegal_rsp", bad, before)
+        self.expected_errors = dict(self.expected_errors or {}) | {"illegal_rsp": bad}
+
+    async def after_checks(self) -> None:
+        await self.clkrst.reset()
+        await self.env.cycles(2)
+        after = self.env.read_errors()
+        assert after == {k: 0 for k in RTL_ERROR_KINDS}, f"error counters after reset: {after}"
+        assert int(cocotb.top.err_pulse.value) == 0
+
+
 class CohWatchdogTest(CohBaseTest):
     """The request watchdog is not vacuous: a device that never takes a snoop leaves a request
     unanswered, one that answers a snoop too late leaves the snoop unanswered; both are reported
@@ -593,5 +712,5 @@ class CohBenchTest(CohBaseTest):
 
 
 for _cls in (CohDirectedFlowsTest, CohRandomStressTest, CohCapacityTest, CohRangesTest, CohNegativeTest,
-             CohWatchdogTest, CohBenchTest):
+             CohErrorCountTest, CohWatchdogTest, CohBenchTest):
     pyuvm.test(timeout_time=2_000_000 if SOAK else 400_000, timeout_unit="ns")(_cls)
