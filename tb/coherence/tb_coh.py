@@ -557,11 +557,11 @@ class CohErrorCountTest(CohBaseTest):
                 for _ in part:
                     env.devs[p].inject(mk(p))
             await self.expect(name, kind, n, before)
-        # S2M answering nothing: MemData and Cmp with random tags, two per cycle
+        # S2M answering nothing: MemData and NDR of every opcode with random tags, two per cycle
         before = env.read_errors()
         for i in range(n):
             if i % 2:
-                env.mem.ndr.push(CS2MNDR(int(S2MNDROp.CMP), rng.getrandbits(16)))
+                env.mem.ndr.push(CS2MNDR(int(rng.choice(list(S2MNDROp))), rng.getrandbits(16)))
             else:
                 env.mem.drs.push(CS2MDRS(int(S2MDRSOp.MEMDATA), rng.getrandbits(16), rng.getrandbits(512)))
         await self.expect("unsolicited S2M", "unsolicited_mem", n, before)
