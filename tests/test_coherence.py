@@ -38,8 +38,22 @@ def test_coherence_capacity() -> None:
 
 
 @pytest.mark.rtl
+def test_coherence_ranges() -> None:
+    """Selective coherence while the coherent ranges are reprogrammed (12 phases, bounds anywhere in
+    the 46-bit line space, requests at and next to every bound), on the N=4 build."""
+    run(PARAMS[4], ["CohRangesTest"])
+
+
+@pytest.mark.rtl
 def test_coherence_negative_and_watchdog() -> None:
     """Every illegal input (opcode, duplicate CQID, UQIDs unknown / out of range / of another device /
     of a pull, snoop answers outside the legal set, data without a request or twice, byte-enabled pull
     data, unsolicited S2M): defined answer, one count, nothing held. Plus the watchdog catching a hang."""
     run(PARAMS[4], ["CohNegativeTest", "CohWatchdogTest"])
+
+
+@pytest.mark.rtl
+def test_coherence_error_counters() -> None:
+    """The error counters under floods of every kind (1,023 events each, at least 255 illegal snoop
+    answers) count exactly, and reset clears them (N=4 build)."""
+    run(PARAMS[4], ["CohErrorCountTest"])

@@ -107,6 +107,30 @@ def test_coverage_exclusion_bits(tmp_path: Path) -> None:
     y.write_text("- {files: rtl/common/x.v, bits: [1], reason: no signal}\n")
     with pytest.raises(SystemExit, match="bits needs a signal"):
         cov.load_exclusions(y)
+    y.write_text("- {files: rtl/common/x.v, signal: hdr, bits: [1], index: '\\[1\\]', reason: both}\n")
+    with pytest.raises(SystemExit, match="use one"):
+        cov.load_exclusions(y)
+
+
+def test_coverage_exclusion_index(tmp_path: Path) -> None:
+    """`index` narrows a `signal` entry to some indices of the signal (and needs a signal)."""
+    a = _dat(tmp_path / "a.dat", [
+        (_pt(F, "toggle", 2, 4, "op[0][4]:0->1", None), 0),
+        (_pt(F, "toggle", 2, 4, "op[1][4]:1->0", None), 0),
+        (_pt(F, "toggle", 2, 4, "op[1][3]:0->1", None), 0),
+        (_pt(F, "toggle", 3, 4, "g[1].dh[5]:0->1", None), 0),
+        (_pt(F, "toggle", 3, 4, "g[1].dq[5]:0->1", None), 0),
+    ])
+    y = tmp_path / "ex.yaml"
+    y.write_text("- {files: rtl/common/x.v, signal: op, index: '\\[\\d+\\]\\[4\\]', reason: tied 0}\n"
+                 "- {files: rtl/common/x.v, signal: g, index: '\\[\\d+\\]\\.dh\\[\\d+\\]', reason: constant}\n")
+    ex = cov.load_exclusions(y)
+    files, n = cov.build_files(cov.merge([a]), ex)
+    assert [e.matched for e in ex] == [2, 1]
+    assert cov.uncovered(files["rtl/common/x.v"])["toggles"] == ["g[1].dq[5] 0->1", "op[1][3] 0->1"]
+    y.write_text("- {files: rtl/common/x.v, index: '\\[4\\]', reason: no signal}\n")
+    with pytest.raises(SystemExit, match="index needs a signal"):
+        cov.load_exclusions(y)
 
 
 def test_coverage_main_writes_outputs(tmp_path: Path) -> None:

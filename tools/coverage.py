@@ -127,7 +127,7 @@ _NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _SUB_KW = re.compile(r"\b(function|endfunction|task|endtask)\b")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _BIT = re.compile(r"\[(\d+)\]:[01]->[01]$")      # the bit index of a toggle point (its last index)
-_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "bits", "reason"}
+_ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "bits", "index", "reason"}
 
 
 def blank_comments(text: str) -> str:
@@ -210,6 +210,7 @@ class Exclusion:
     lines: list[int] = field(default_factory=list)      # `lines:`, for every file `files` matches
     signal: str | None = None
     bits: list[int] = field(default_factory=list)       # `bits:`, toggle bit indices of `signal`
+    index: str | None = None  # `index:`, regex on the index part after the signal name: "[3][2]", "[0].dh[5]"
     functions: list[str] = field(default_factory=list)
     match: str | None = None
     # lines read from the sources (entries with `functions` or `match`): one row per file and
@@ -229,13 +230,16 @@ class Exclusion:
         elif self.lines and not (set(span_lines(pt)) | {pt.line}) & set(self.lines):
             return False
         if self.signal is not None:
-            sig = pt.comment.split("[", 1)[0].split(":", 1)[0]
+            name = pt.comment.split(":", 1)[0]
+            sig = name.split("[", 1)[0]
             if pt.kind != "toggle" or not re.fullmatch(self.signal, sig):
                 return False
             if self.bits:
                 m = _BIT.search(pt.comment)
                 if m is None or int(m.group(1)) not in self.bits:
                     return False
+            if self.index is not None and not re.fullmatch(self.index, name[len(sig):]):
+                return False
         return True
 
 
@@ -325,8 +329,13 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
             raise SystemExit(f"{where}: match must be a non-empty regex")
         if "match" in e and not (lines or functions):
             raise SystemExit(f"{where}: match needs lines or functions to apply to")
+        if "index" in e and "signal" not in e:
+            raise SystemExit(f"{where}: index needs a signal to apply to")
+        if "index" in e and "bits" in e:
+            raise SystemExit(f"{where}: bits and index are two ways to name bits: use one")
         ex = Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
-                       signal=e.get("signal"), bits=bits, functions=functions, match=e.get("match"))
+                       signal=e.get("signal"), bits=bits, index=e.get("index"), functions=functions,
+                       match=e.get("match"))
         if functions or ex.match is not None:
             err = resolve_sources(ex, root)
             if err:
@@ -492,6 +501,7 @@ def exclusion_entry(e: Exclusion) -> dict:
     read from the sources (function ranges, or lines checked by `match`) per file."""
     return {"files": e.files, "kind": e.kind, "lines": ranges(e.lines),
             "functions": e.functions, "match": e.match, "signal": e.signal, "bits": ranges(e.bits),
+            "index": e.index,
             "resolved": [{"file": f, "function": fn, "lines": ranges(ls)}
                          for f, fn, ls in e.resolved],
             "reason": e.reason, "points": e.matched}
@@ -513,7 +523,8 @@ def exclusion_what(e: dict) -> str:
         parts.append(f"lines {','.join(e['lines'])}")   # applies to every file `files` matches
     if e["signal"]:
         bits = f" bits {','.join(e['bits'])}" if e.get("bits") else ""
-        parts.append(f"signal /{e['signal']}/{bits}")
+        index = f" index /{e['index']}/" if e.get("index") else ""
+        parts.append(f"signal /{e['signal']}/{bits}{index}")
     return "; ".join(parts)
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import cocotb
@@ -124,7 +124,13 @@ class CohCfg:
 
     dut: CohDut
     lines: tuple[int, ...] = (0x10, 0x11, 0x12)
-    nc_base: int = 1 << 40  # lines >= nc_base are outside the coherent range
+    nc_base: int = 1 << 40  # without `ranges`: lines >= nc_base are outside the coherent range
+    # selective-coherence ranges as programmed on cfg_coh_*: (enable, lo, hi) per range, a line in
+    # [lo, hi) of an enabled range is coherent; None = range 0 is [0, nc_base), the others off
+    ranges: tuple[tuple[int, int, int], ...] | None = None
+    # CQIDs on the wire: the device model numbers its requests 0..n_cqid-1; with wide_cqids each
+    # request goes out with a CQID drawn from the whole 12-bit field (CacheDeviceAgent maps them)
+    wide_cqids: bool = True
     traffic: bool = False  # random requests / stores / drops / loads by every device
     p_issue: float = 0.25
     p_store: float = 0.1
@@ -148,7 +154,49 @@ class CohCfg:
         return self.dut.n
 
     def coherent(self, line: int) -> bool:
-        return line < self.nc_base
+        if self.ranges is None:
+            return line < self.nc_base
+        return any(en and lo <= line < hi for en, lo, hi in self.ranges)
+
+
+def random_ranges(rng: random.Random, nrange: int) -> tuple[tuple[int, int, int], ...]:
+    """Coherent ranges drawn over the whole 46-bit line address: every range enabled with
+    probability 3/4 (at least one enabled), bounds anywhere, a range may be empty or overlap another."""
+    out = []
+    for _ in range(nrange):
+        a, b = rng.getrandbits(LW), rng.getrandbits(LW)
+        out.append((int(rng.random() < 0.75), min(a, b), max(a, b)))
+    if not any(en for en, _, _ in out):
+        k = rng.randrange(nrange)
+        out[k] = (1,) + out[k][1:]
+    return tuple(out)
+
+
+class LinePicker:
+    """Distinct line addresses over the full 46-bit field, coherent or not under `cfg.coherent`,
+    optionally in a given snoop-filter set (low address bits), so set conflicts stay as planned."""
+
+    def __init__(self, cfg: CohCfg, rng: random.Random) -> None:
+        self.cfg, self.rng = cfg, rng
+        self.used: set[int] = set()
+
+    def line(self, coherent: bool = True, set_index: int | None = None) -> int:
+        cfg, rng = self.cfg, self.rng
+        sb = max(0, (cfg.dut.sets - 1).bit_length())
+        spans = [(lo, hi) for en, lo, hi in (cfg.ranges or ((1, 0, cfg.nc_base),)) if en and hi > lo]
+        for _ in range(10000):
+            if coherent and spans and rng.random() < 0.9:
+                lo, hi = rng.choice(spans)  # inside a range (a narrow one would rarely be hit by chance)
+                a = rng.randrange(lo, hi)
+            else:
+                a = rng.getrandbits(LW)
+            if set_index is not None:
+                a = (a >> sb << sb) | set_index
+            if cfg.coherent(a) == coherent and a not in self.used:
+                self.used.add(a)
+                return a
+        raise AssertionError(f"no {'coherent' if coherent else 'non-coherent'} line in set {set_index} "
+                             f"under ranges {cfg.ranges}")
 
 
 def _pat(spec: str | None, rng: random.Random) -> Pattern:
@@ -192,7 +240,10 @@ class CacheDeviceAgent(uvm_component):
         self.cfg: CohCfg = ConfigDB().get(self, "", "coh_cfg")
         self.env: CohEnv = self.get_parent()  # type: ignore[assignment]
         self.rng = component_rng(self)
+        self.id_rng = random.Random(component_rng(self).getrandbits(64) ^ 0xC01D)  # own stream: wire CQIDs
         self.dc = DeviceCache(self.port, self.cfg.n_cqid)
+        self.cq_wire: dict[int, int] = {}   # the model's CQID -> the CQID on the wire
+        self.cq_model: dict[int, int] = {}  # and back
         self.req = Out(_pat(self.cfg.d2h_idle, self.rng))
         self.rsp = Out(_pat(self.cfg.d2h_idle, self.rng))
         self.dat = Out(_pat(self.cfg.d2h_idle, self.rng))
@@ -204,21 +255,42 @@ class CacheDeviceAgent(uvm_component):
         self.snoop_delay = self.cfg.snoop_delay
         self.hold_snoops = False
         self.data_hook: Callable[[CD2HData], CD2HData] | None = None  # rewrites outgoing D2H Data (negative tests)
+        self.rsp_hook: Callable[[CD2HRsp], CD2HRsp] | None = None  # rewrites outgoing D2H Rsp (negative tests)
         self.issue_time: dict[int, float] = {}
         self.answer_cycles: list[int] = []  # snoop handshake -> D2H Rsp handshake, per answered snoop
         self.snoop_at: dict[int, int] = {}
         self.n_issued = 0
+        self.issued: list[tuple[int, int]] = []  # (opcode, line) of every request issued
         self.held = 0  # cycles a snoop waited for the data of a line whose GO arrived
 
     # ------------------------------------------------------------------ actions
     def issue(self, op: int, addr: int) -> int:
-        """Issue a request now (directed tests); returns the CQID."""
+        """Issue a request now (directed tests); returns its CQID on the wire."""
         wvalue = self.env.fresh() if op in WRITE_OPS else None
         cqid = self.dc.issue(op, addr, wvalue)
         self.issue_time[cqid] = self.env.now()
         self.n_issued += 1
+        self.issued.append((op, addr))
+        wire = self._wire_cqid(cqid)
         self._route()
-        return cqid
+        return wire
+
+    def _wire_cqid(self, cqid: int) -> int:
+        """The wire CQID of the model's request `cqid`: drawn from the 12-bit field when the request
+        is issued, distinct from this device's other outstanding CQIDs, freed when the model is done."""
+        if cqid not in self.cq_wire:
+            w = cqid
+            if self.cfg.wide_cqids:
+                while True:
+                    w = self.id_rng.getrandbits(12)
+                    if w not in self.cq_model:
+                        break
+            self.cq_wire[cqid], self.cq_model[w] = w, cqid
+        return self.cq_wire[cqid]
+
+    def _free_cqids(self) -> None:
+        for c in [c for c in self.cq_wire if c not in self.dc.txns]:
+            del self.cq_model[self.cq_wire.pop(c)]
 
     def store(self, addr: int) -> int:
         v = self.env.fresh()
@@ -240,9 +312,9 @@ class CacheDeviceAgent(uvm_component):
         at = self.env.cycle + delay
         for m in out:
             if isinstance(m, CD2HReq):
-                self.req.push(m)
+                self.req.push(replace(m, cqid=self._wire_cqid(m.cqid)))
             elif isinstance(m, CD2HRsp):
-                self.rsp.push(m, at)
+                self.rsp.push(self.rsp_hook(m) if self.rsp_hook else m, at)
             else:
                 self.dat.push(self.data_hook(m) if self.data_hook else m, at)
         evs, self.dc.events = self.dc.events, []
@@ -259,6 +331,7 @@ class CacheDeviceAgent(uvm_component):
         for c in list(self.issue_time):
             if c not in self.dc.txns:
                 del self.issue_time[c]
+        self._free_cqids()
 
     def random_step(self) -> None:
         cfg, rng, dc = self.cfg, self.rng, self.dc
@@ -301,7 +374,8 @@ class CacheDeviceAgent(uvm_component):
             lo, hi = self.snoop_delay
             self._route(self.rng.randint(lo, hi))
         else:
-            self.dc.receive(msg)
+            # back to the model's CQID; one this device never used stays unknown to the model
+            self.dc.receive(replace(msg, cqid=self.cq_model.get(msg.cqid, -1 - msg.cqid)))
             self._route()
 
     def taken(self, ch: str) -> CohMsg:
@@ -518,6 +592,7 @@ class CohEnv(uvm_env):
         self.ap = uvm_analysis_port("ap", self)
         self.cycle = 0
         self.value_ctr = 0x1000
+        self.value_rng = component_rng(self)
         self.quiet = 0
         self.err_pulses = {k: 0 for k in RTL_ERROR_KINDS}
         self.h2d_log: list[tuple[int, CohMsg]] = []  # (cycle, message) of every H2D handshake
@@ -532,18 +607,17 @@ class CohEnv(uvm_env):
         return self.cycle - 0.5
 
     def fresh(self) -> int:
+        """A line value never used before: random over the 512 bits, a counter in the low 32."""
         self.value_ctr += 1
-        return self.value_ctr
+        return (self.value_rng.getrandbits(480) << 32) | self.value_ctr
 
     def emit(self, ev: Any) -> None:
         self.ap.write(ev)
 
     def start(self) -> None:
         dut = self.dut
-        n, nr = self.cfg.n, len(dut.cfg_coh_en)
-        dut.cfg_coh_en.value = 1
-        dut.cfg_coh_lo.value = 0
-        dut.cfg_coh_hi.value = self.cfg.nc_base & ((1 << (nr * LW)) - 1)
+        n = self.cfg.n
+        self.program_ranges()
         for s in ("d2h_req_valid", "d2h_rsp_valid", "d2h_data_valid", "h2d_req_ready", "h2d_rsp_ready",
                   "h2d_data_ready", "s2m_ndr_valid", "s2m_drs_valid"):
             getattr(dut, s).value = 0
@@ -551,6 +625,17 @@ class CohEnv(uvm_env):
         dut.m2s_rwd_ready.value = 0
         del n
         cocotb.start_soon(self._loop())
+
+    def program_ranges(self) -> None:
+        """Drive cfg_coh_en/lo/hi from `cfg.ranges` (None: range 0 = [0, nc_base), the others off).
+        The tests change them only while the agent is idle and no device caches a line."""
+        dut, nr = self.dut, self.cfg.dut.nrange
+        rs = list(self.cfg.ranges or ((1, 0, self.cfg.nc_base),))
+        assert len(rs) <= nr, f"{len(rs)} ranges for NRANGE={nr}"
+        rs += [(0, 0, 0)] * (nr - len(rs))
+        dut.cfg_coh_en.value = sum(en << r for r, (en, _, _) in enumerate(rs))
+        dut.cfg_coh_lo.value = sum(lo << (r * LW) for r, (_, lo, _) in enumerate(rs))
+        dut.cfg_coh_hi.value = sum(hi << (r * LW) for r, (_, _, hi) in enumerate(rs))
 
     def idle(self) -> bool:
         return (not any(d.busy() for d in self.devs) and not self.mem.busy() and self.sb.pred.idle())

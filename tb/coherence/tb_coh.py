@@ -21,8 +21,8 @@ from models.coherence.protocol import REQUEST_OPS, LineState
 from models.cxl.messages import D2HReqOp, D2HRspOp, GOState, H2DRspOp, S2MDRSOp, S2MNDROp
 from tb.common.clock import ClockReset
 from tb.common.patterns import Pattern
-from tb.common.seeds import announce_seed
-from tb.coherence.coh_env import I_OPS, CohCfg, CohDut, CohEnv
+from tb.common.seeds import announce_seed, component_rng
+from tb.coherence.coh_env import I_OPS, CohCfg, CohDut, CohEnv, LinePicker, random_ranges
 
 Op = D2HReqOp
 SOAK = os.environ.get("SOAK", "") not in ("", "0")
@@ -56,7 +56,8 @@ class CohBaseTest(uvm_test):
         self.raise_objection()
         dut = cocotb.top
         announce_seed(self.logger)
-        await ClockReset(dut.clk, dut.rst).start()
+        self.clkrst = ClockReset(dut.clk, dut.rst)
+        await self.clkrst.start()
         self.env.start()
         await self.body()
         ok = await self.env.wait_idle(20000)
@@ -77,6 +78,7 @@ class CohBaseTest(uvm_test):
         self.logger.info(f"watchdog: {wd.n_accepted} requests/snoops accepted, max answer latency "
                          f"{wd.max_latency} cycles (bound {wd.bound})")
         self.final_checks()
+        await self.after_checks()
         self.drop_objection()
 
     async def body(self) -> None:
@@ -84,6 +86,9 @@ class CohBaseTest(uvm_test):
 
     def final_checks(self) -> None:
         pass
+
+    async def after_checks(self) -> None:
+        """Runs after the end-of-test checks (the error counters are read by then)."""
 
 
 # ---------------------------------------------------------------------- directed flows
@@ -112,6 +117,15 @@ class CohDirectedFlowsTest(CohBaseTest):
     cov_groups = ("flows",)
     expected_errors = {"illegal_request": 1}
 
+    def make_cfg(self) -> CohCfg:
+        """Coherent ranges anywhere in the 46-bit line space; every flow on a fresh line drawn over
+        the whole address (coherent flows inside a range, the non-coherent ones outside)."""
+        dut = CohDut.from_dut()
+        rng = component_rng(self)
+        cfg = CohCfg(dut=dut, ranges=random_ranges(rng, dut.nrange))
+        self.picker = LinePicker(cfg, rng)
+        return cfg
+
     async def run_flow(self, line: int, setup: list[tuple], op: int, choice: int) -> None:
         env = self.env
         for d in env.devs:
@@ -130,23 +144,21 @@ class CohDirectedFlowsTest(CohBaseTest):
         assert await env.wait_idle(2000, settle=2), f"{Op(op).name} on line {line:#x} hung"
 
     async def body(self) -> None:
-        line = 0x100
         flows = 0
         for op in sorted(I_OPS) + [Op.CLEANEVICT, Op.CLEANEVICTNODATA, Op.DIRTYEVICT]:
             for name, setup, nch in scenarios(op):
                 for c in range(nch):
-                    await self.run_flow(line, setup, op, c)
-                    line += 1
+                    await self.run_flow(self.picker.line(), setup, op, c)
                     flows += 1
         # upgrades from S (the requester holds S, alone or with another sharer)
         for op in (Op.RDOWN, Op.RDOWNNODATA):
             for setup in ([(0, Op.RDSHARED)], [(0, Op.RDSHARED), (1, Op.RDSHARED)]):
-                await self.run_flow(line, setup, op, 0)
-                line += 1
+                await self.run_flow(self.picker.line(), setup, op, 0)
                 flows += 1
         # GO before data: dev0's RdShared gets its GO while its data is held back; dev1's RdOwn then
         # snoops dev0, which must hold the snoop until the data arrived (model device rule)
         d0, d1 = self.env.devs[0], self.env.devs[1]
+        line = self.picker.line()
         d0.rdy_dat = Pattern.never()
         held0 = d0.held
         d0.issue(Op.RDSHARED, line)
@@ -157,11 +169,10 @@ class CohDirectedFlowsTest(CohBaseTest):
         assert await self.env.wait_idle(500, settle=2)
         assert d0.held > held0, "the snoop was not held behind the in-flight data"
         assert d1.dc.state(line) == LineState.E and d0.dc.state(line) == LineState.I
-        line += 1
         flows += 1
         # selective coherence: requests to a non-coherent line go straight to memory
         for op in NC_OPS:
-            await self.run_flow(self.cfg.nc_base + flows, [], op, 0)
+            await self.run_flow(self.picker.line(coherent=False), [], op, 0)
             flows += 1
         # requests without a line: CacheFlushed from a device that holds nothing (GO-I), an opcode that
         # is not a request (GO-Err, to a CQID the device does not use)
@@ -190,12 +201,19 @@ class CohRandomStressTest(CohBaseTest):
     cycles = 2500
 
     def make_cfg(self) -> CohCfg:
+        """`n_lines` coherent lines, line i in snoop-filter set i mod SETS (so the capacity run puts
+        n_lines / SETS lines on each set), plus one non-coherent line; tags and ranges drawn over the
+        whole 46-bit line address."""
         n_lines = int(os.environ.get("COH_CAP_LINES", self.n_lines)) if isinstance(self, CohCapacityTest) \
             else self.n_lines
-        lines = tuple(0x40 + i for i in range(n_lines)) + ((1 << 40) + 1,)
-        return CohCfg(dut=CohDut.from_dut(), lines=lines, traffic=True, p_issue=0.2, d2h_idle="random:0.7",
-                      h2d_ready="random:0.75", snoop_delay=(0, 4), mem_lat=(1, 8), mem_ready="random:0.8",
-                      s2m_idle="random:0.8")
+        dut = CohDut.from_dut()
+        rng = component_rng(self)
+        cfg = CohCfg(dut=dut, ranges=random_ranges(rng, dut.nrange), traffic=True, p_issue=0.2,
+                     d2h_idle="random:0.7", h2d_ready="random:0.75", snoop_delay=(0, 4), mem_lat=(1, 8),
+                     mem_ready="random:0.8", s2m_idle="random:0.8")
+        pick = LinePicker(cfg, rng)
+        cfg.lines = tuple(pick.line(set_index=i % dut.sets) for i in range(n_lines)) + (pick.line(coherent=False),)
+        return cfg
 
     async def body(self) -> None:
         await self.env.cycles(_stress_cycles(self.cycles))
@@ -228,6 +246,83 @@ class CohCapacityTest(CohRandomStressTest):
     def final_checks(self) -> None:
         super().final_checks()
         assert self.env.sb.pred.stats.get("back_invalidations", 0) > 5, self.env.sb.pred.stats
+
+
+class CohRangesTest(CohBaseTest):
+    """Selective coherence while the ranges are reprogrammed: in each phase new coherent ranges
+    (each enabled or not, bounds anywhere in the 46-bit line space, possibly empty or overlapping)
+    and random traffic by every device on the lines at and next to every bound (lo-1, lo, hi-1, hi)
+    and on random lines inside and outside. Between phases the traffic stops, every device writes
+    back and evicts what it holds and sends CacheFlushed (GO-I), and only then do the ranges change.
+    The scoreboard classifies each request with the ranges in force when it arrived."""
+
+    phases = 12
+    phase_cycles = 150
+
+    def make_cfg(self) -> CohCfg:
+        dut = CohDut.from_dut()
+        self.rng = component_rng(self)
+        cfg = CohCfg(dut=dut, ranges=random_ranges(self.rng, dut.nrange), p_issue=0.2, d2h_idle="random:0.7",
+                     h2d_ready="random:0.75", snoop_delay=(0, 4), mem_lat=(1, 8), mem_ready="random:0.8",
+                     s2m_idle="random:0.8")
+        self.picker = LinePicker(cfg, self.rng)
+        cfg.lines = self.phase_lines(cfg)
+        return cfg
+
+    def phase_lines(self, cfg: CohCfg) -> tuple[int, ...]:
+        assert cfg.ranges is not None
+        bounds = {a for _, lo, hi in cfg.ranges for a in (lo - 1, lo, hi - 1, hi) if 0 <= a < 1 << 46}
+        bounds -= self.picker.used
+        self.picker.used |= bounds
+        return tuple(sorted(bounds)) + (self.picker.line(), self.picker.line(), self.picker.line(coherent=False))
+
+    async def flush_devices(self) -> None:
+        """Every device evicts every line it holds (DirtyEvict from M, a clean evict from S/E), then
+        sends CacheFlushed."""
+        env = self.env
+        for _ in range(2000):
+            left = False
+            for d in env.devs:
+                for a, (st, _) in list(d.dc.lines.items()):
+                    left = True
+                    if st in (LineState.S, LineState.E, LineState.M) and d.dc.can_issue(a):
+                        d.issue(Op.DIRTYEVICT if st == LineState.M else
+                                self.rng.choice((Op.CLEANEVICT, Op.CLEANEVICTNODATA)), a)
+            if not left:
+                break
+            await env.cycles(1)
+        assert await env.wait_idle(2000, settle=2), "evictions did not complete"
+        for d in env.devs:
+            assert d.dc.flushed(), f"dev{d.port} still holds {d.dc.lines}"
+            d.issue(Op.CACHEFLUSHED, 0)
+        assert await env.wait_idle(500, settle=2), "CacheFlushed not answered"
+
+    async def body(self) -> None:
+        env, cfg = self.env, self.cfg
+        self.classes: list[set[bool]] = []
+        for ph in range(self.phases):
+            if ph:
+                cfg.ranges = random_ranges(self.rng, cfg.dut.nrange)
+                cfg.lines = self.phase_lines(cfg)
+                env.program_ranges()
+            mark = [len(d.issued) for d in env.devs]
+            for d in env.devs:
+                d.traffic = True
+            await env.cycles(self.phase_cycles)
+            for d in env.devs:
+                d.traffic = False
+            assert await env.wait_idle(3000, settle=2), f"phase {ph} did not drain"
+            self.classes.append({cfg.coherent(a) for d, m in zip(env.devs, mark) for op, a in d.issued[m:]
+                                 if op != Op.CACHEFLUSHED})
+            await self.flush_devices()
+            self.logger.info(f"phase {ph}: ranges {[(en, hex(lo), hex(hi)) for en, lo, hi in cfg.ranges]}, "
+                             f"requests to coherent / non-coherent lines: {sorted(self.classes[-1])}")
+
+    def final_checks(self) -> None:
+        pred = self.env.sb.pred
+        assert pred.completed > 10 * self.phases, f"only {pred.completed} requests completed"
+        both = sum(c == {True, False} for c in self.classes)
+        assert both >= self.phases // 2, f"only {both} of {self.phases} phases had coherent and non-coherent requests"
 
 
 # ---------------------------------------------------------------------- negative tests
@@ -414,6 +509,120 @@ class CohNegativeTest(CohBaseTest):
         await self.serve(2, Op.RDOWN, line)
 
 
+class CohErrorCountTest(CohBaseTest):
+    """The error counters count every event exactly, one per kind and cycle, under sustained
+    floods, and reset clears them: `flood` events of each kind (`flood_illegal_rsp` for illegal
+    snoop answers, each of which needs a snoop), from every device at once, with random CQIDs,
+    UQIDs and tags; after each flood the counter moved by exactly that many, the scoreboard checks
+    every answer and the model's classification of every event. At the end a reset must read 0 on
+    every counter."""
+
+    flood = 1023              # 10 bits of every counter set, then cleared by the reset
+    flood_illegal_rsp = 255   # at least 8 bits: one SnpInv per illegal answer, up to 12 per round of traffic
+    expected_errors = {k: 1023 for k in RTL_ERROR_KINDS}  # illegal_rsp: set to the count the flood made
+
+    def make_cfg(self) -> CohCfg:
+        # the wrong-UQID flood holds one write-pull open for the whole flood (about 1,100 cycles)
+        return CohCfg(dut=CohDut.from_dut(), wd_bound=3000)
+
+    async def expect(self, name: str, kind: str, n: int, before: dict[str, int]) -> None:
+        assert await self.env.wait_idle(8000, settle=4), f"{name}: not quiescent"
+        after = self.env.read_errors()
+        delta = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        assert delta == {kind: n}, f"{name}: error counters moved {delta}, expected {{{kind!r}: {n}}}"
+        self.logger.info(f"{name}: {kind} counted {n}")
+
+    def spread(self, n: int) -> list[range]:
+        """n events split over the devices: device p sends its share."""
+        k = len(self.env.devs)
+        return [range(p * n // k, (p + 1) * n // k) for p in range(k)]
+
+    async def body(self) -> None:
+        env, n = self.env, self.flood
+        rng = component_rng(self)
+        picker = LinePicker(self.cfg, rng)
+        # opcodes that are not requests: GO-Err each, every CQID distinct while owed
+        before = env.read_errors()
+        for p, part in enumerate(self.spread(n)):
+            for i in part:
+                env.devs[p].inject(CD2HReq(p, rng.choice(NOT_REQUESTS), i, picker.line()))
+        await self.expect("illegal opcodes", "illegal_request", n, before)
+        # D2H Rsp and D2H Data naming no outstanding snoop or pull (nothing is outstanding)
+        for name, kind, mk in (("unsolicited Rsp", "unsolicited_rsp",
+                                lambda p: CD2HRsp(p, int(D2HRspOp.RSPIHITI), rng.getrandbits(12))),
+                               ("Data without a request", "bad_data",
+                                lambda p: CD2HData(p, rng.getrandbits(12), rng.getrandbits(512)))):
+            before = env.read_errors()
+            for p, part in enumerate(self.spread(n)):
+                for _ in part:
+                    env.devs[p].inject(mk(p))
+            await self.expect(name, kind, n, before)
+        # S2M answering nothing: MemData and NDR of every opcode with random tags, two per cycle
+        before = env.read_errors()
+        for i in range(n):
+            if i % 2:
+                env.mem.ndr.push(CS2MNDR(int(rng.choice(list(S2MNDROp))), rng.getrandbits(16)))
+            else:
+                env.mem.drs.push(CS2MDRS(int(S2MDRSOp.MEMDATA), rng.getrandbits(16), rng.getrandbits(512)))
+        await self.expect("unsolicited S2M", "unsolicited_mem", n, before)
+        # the UQID of dev0's write-pull misused: Rsp from every device, Data from the others
+        d0 = env.devs[0]
+        d0.dat.idle = Pattern.never()
+        mark = len(env.h2d_log)
+        d0.issue(Op.ITOMWR, picker.line())
+        for _ in range(50):
+            await env.cycles(1)
+            pull = next((m for _, m in env.h2d_log[mark:] if isinstance(m, CH2DRsp)
+                         and m.opcode == H2DRspOp.GO_WRITEPULL), None)
+            if pull is not None:
+                break
+        assert pull is not None, "no GO_WritePull within 50 cycles"
+        before = env.read_errors()
+        for p, part in enumerate(self.spread(n)):
+            for i in part:
+                env.devs[p].inject(CD2HData(p, pull.rspdata, rng.getrandbits(512)) if p and i % 2
+                                   else CD2HRsp(p, int(D2HRspOp.RSPIHITI), pull.rspdata))
+        while any(d.rsp.busy() or d.dat.busy() for d in env.devs[1:]) or d0.rsp.busy():
+            await env.cycles(1)
+        d0.dat.idle = Pattern.always()
+        await self.expect("write-pull UQID misused", "wrong_uqid", n, before)
+        # illegal snoop answers: dev1..3 share a line, dev0 takes it with RdOwn, the sharers' SnpInv
+        # answers (RspIHitI / RspIHitSE, both leave them in I) go out with an opcode that is none.
+        # A line the snoop filter back-invalidated in between has no sharers left, so the answers
+        # are counted as they are rewritten.
+        sharers = env.devs[1:]
+        before = env.read_errors()
+        bad = 0
+
+        def illegal(m: CD2HRsp) -> CD2HRsp:
+            nonlocal bad
+            bad += 1
+            return replace(m, opcode=0x1F)
+
+        while bad < self.flood_illegal_rsp:
+            lines = [picker.line() for _ in range(min(4, -(-(self.flood_illegal_rsp - bad) // len(sharers))))]
+            for a in lines:
+                for d in sharers:
+                    d.issue(Op.RDSHARED, a)
+            assert await env.wait_idle(2000, settle=2)
+            for d in sharers:
+                d.rsp_hook = illegal
+            for a in lines:
+                d0.issue(Op.RDOWN, a)
+            assert await env.wait_idle(2000, settle=2)
+            for d in sharers:
+                d.rsp_hook = None
+        await self.expect("illegal snoop answers", "illegal_rsp", bad, before)
+        self.expected_errors = dict(self.expected_errors or {}) | {"illegal_rsp": bad}
+
+    async def after_checks(self) -> None:
+        await self.clkrst.reset()
+        await self.env.cycles(2)
+        after = self.env.read_errors()
+        assert after == {k: 0 for k in RTL_ERROR_KINDS}, f"error counters after reset: {after}"
+        assert int(cocotb.top.err_pulse.value) == 0
+
+
 class CohWatchdogTest(CohBaseTest):
     """The request watchdog is not vacuous: a device that never takes a snoop leaves a request
     unanswered, one that answers a snoop too late leaves the snoop unanswered; both are reported
@@ -502,6 +711,6 @@ class CohBenchTest(CohBaseTest):
             Path(out).write_text(json.dumps(res, indent=1) + "\n")
 
 
-for _cls in (CohDirectedFlowsTest, CohRandomStressTest, CohCapacityTest, CohNegativeTest, CohWatchdogTest,
-             CohBenchTest):
+for _cls in (CohDirectedFlowsTest, CohRandomStressTest, CohCapacityTest, CohRangesTest, CohNegativeTest,
+             CohErrorCountTest, CohWatchdogTest, CohBenchTest):
     pyuvm.test(timeout_time=2_000_000 if SOAK else 400_000, timeout_unit="ns")(_cls)
