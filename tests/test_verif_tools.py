@@ -410,3 +410,45 @@ def test_formal_runs_with_a_relative_out_dir(tmp_path: Path, monkeypatch: pytest
     assert formal.main(["--out", "rel/formal", "--only", "credit_counter"]) == 0
     s = json.loads((tmp_path / "rel" / "formal" / "summary_quick.json").read_text())
     assert s["properties_proven"] == 1 and s["broken_caught"] == s["broken_total"] == 2
+
+
+def test_coverage_header_fix_idempotent_and_refuses_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fix_cov_header bounds Verilator 5.48's two wide toggle loops, leaves a fixed header alone and
+    refuses a header with neither form."""
+    from tools import runner
+    h = tmp_path / "verilated_cov.h"
+    monkeypatch.setattr(runner, "cov_header", lambda: h)
+    body = "static void f() {\n    %s\n    }\n}\n"
+    h.write_text(body % runner._COV_LOOP_BUG * 2)
+    before = runner.cov_toolchain_id()
+    runner.fix_cov_header()
+    assert h.read_text() == body % runner._COV_LOOP_FIX * 2 and runner.cov_toolchain_id() != before
+    runner.fix_cov_header()
+    assert h.read_text() == body % runner._COV_LOOP_FIX * 2
+    h.write_text(body % "for (;;) {")
+    with pytest.raises(RuntimeError, match="wide toggle loops"):
+        runner.fix_cov_header()
+
+
+def test_coverage_wide_toggle_counted_per_bit(tmp_path: Path) -> None:
+    """A coverage build after cov_flags() (which fixes the header) counts a toggle of bit 70 of a
+    128-bit register at bit 70 only; Verilator 5.48 unfixed also counts it at bit 102."""
+    import re
+    import subprocess
+
+    from tools import runner
+    runner.cov_flags()
+    runner.setup_verilator_env()
+    src = REPO / "tb" / "common" / "hdl" / "cov_wide_toggle.sv"
+    subprocess.run(["verilator", "--binary", "--coverage-toggle", "-Wno-fatal", "-CFLAGS", "-std=c++20",
+                    "-Mdir", str(tmp_path / "obj"), str(src)], check=True, capture_output=True, timeout=600)
+    subprocess.run([str(tmp_path / "obj" / "Vcov_wide_toggle")], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=60)
+    counts = {}
+    for line in (tmp_path / "coverage.dat").read_text(errors="replace").splitlines():
+        m = re.search(r"\x01o\x02r\[(\d+)\]:([01]->[01]).*' (\d+)$", line)
+        if m:
+            counts[(int(m.group(1)), m.group(2))] = int(m.group(3))
+    assert len(counts) == 256
+    assert counts[(70, "0->1")] == counts[(70, "1->0")] == 5
+    assert {k: v for k, v in counts.items() if v and k[0] != 70} == {}

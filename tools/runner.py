@@ -94,8 +94,47 @@ def env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+# Verilator 5.48's toggle counters for signals wider than 64 bits (VL_COV_TOGGLE_CHG_ST_W and _MT_W
+# in include/verilated_cov.h) loop over width - 32*i bits of 32-bit word i instead of at most 32 and
+# shift the word by j >= 32 (undefined in C++; x86 takes the count modulo 32), so a toggle of bit j
+# of word i is also counted at bit 32k + j of every higher word k (tools/coverage.md).
+# fix_cov_header() bounds both loops at one word in the venv's copy of the header before a coverage
+# build, and coverage builds hash the header (cov_toolchain_id), so none compiled against the
+# unfixed header is reused.
+_COV_LOOP_BUG = "for (int j = 0; j < width - i * VL_EDATASIZE; ++j) {"
+_COV_LOOP_FIX = "for (int j = 0; j < VL_EDATASIZE && j < width - i * VL_EDATASIZE; ++j) {"
+
+
+def cov_header() -> Path:
+    return verilator_root() / "include" / "verilated_cov.h"
+
+
+def fix_cov_header() -> None:
+    """Bound the wide toggle loops of verilated_cov.h at one word (idempotent; an atomic replace,
+    so concurrent builds never read a half-written header). A header with neither the two known
+    loops nor their fixed form (another Verilator) is an error, not a silent miscount."""
+    h = cov_header()
+    s = h.read_text()
+    n_bug, n_fix = s.count(_COV_LOOP_BUG), s.count(_COV_LOOP_FIX)
+    if (n_bug, n_fix) == (0, 2):
+        return
+    if (n_bug, n_fix) != (2, 0):
+        raise RuntimeError(f"{h}: expected Verilator 5.48's two wide toggle loops ({n_bug} unfixed, "
+                           f"{n_fix} fixed found); see tools/coverage.md before trusting toggle counts")
+    tmp = h.with_name(f"{h.name}.{os.getpid()}.tmp")
+    tmp.write_text(s.replace(_COV_LOOP_BUG, _COV_LOOP_FIX))
+    os.replace(tmp, h)
+
+
+def cov_toolchain_id() -> str:
+    """Digest of the coverage header a coverage build compiles against (part of its build key)."""
+    return hashlib.sha256(cov_header().read_bytes()).hexdigest()[:16]
+
+
 def cov_flags() -> list[str]:
-    """Verilator flags of a coverage build: $COV_FLAGS if set, else COV_FLAGS."""
+    """Verilator flags of a coverage build: $COV_FLAGS if set, else COV_FLAGS. Fixes the coverage
+    header first (fix_cov_header), as every coverage build asks for these flags before it builds."""
+    fix_cov_header()
     return os.environ.get("COV_FLAGS", " ".join(COV_FLAGS)).split()
 
 
@@ -317,6 +356,7 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
         rtl_files = [p for p in RTL.rglob("*") if p.is_file()]
         inc_files = [p for i in includes for p in Path(i).rglob("*") if p.is_file()]
         key = build_key(top, sorted(params.items()), args + list(build_args), waves, coverage, timescale,
+                        cov_toolchain_id() if coverage else "",
                         files=[Path(s) for s in sources] + rtl_files + inc_files)
         stamp = build_dir / ".build_key"
         if sim == "icarus":

@@ -42,7 +42,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.runner import INCLUDE, REPO, RTL, SIM_BUILD, cov_flags, env_flag, setup_verilator_env
+from tools.runner import (INCLUDE, REPO, RTL, SIM_BUILD, cov_flags, cov_toolchain_id, env_flag,
+                          setup_verilator_env)
 
 TB_EDGE = REPO / "tb" / "edge"
 CACHE = SIM_BUILD / "cosim"
@@ -94,6 +95,8 @@ def content_hash(kind: str, top: str, params: Mapping[str, int], flags: list[str
     """Hash of the generated model: HDL, parameters, flags, tool versions (names the directory)."""
     h = hashlib.sha256()
     h.update(f"{kind}\n{top}\n{sorted(params.items())}\n{flags}\n{MAKE_VARS}\n{_versions()}\n".encode())
+    if any(f.startswith("--coverage") for f in flags):
+        h.update(cov_toolchain_id().encode())           # the coverage header it compiles against
     for f in source_files(kind):
         h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
