@@ -17,10 +17,10 @@ from models.cxl.messages import (CxlMessage, M2SReq, M2SReqOp, M2SRwD, M2SRwDOp,
 from models.switch import (HDM_UNIT, ConfigError, HdmDecoder, PortConfig, PortRole, SwitchConfig,
                            SwitchModel, hbr_config)
 from tb.switch.base import SOAK, SwitchTestBase
-from tb.switch.env import cfg_access, program
+from tb.switch.env import cfg_access, cfg_agent, program
 from tb.common.clock import ClockReset
 from tb.switch.regs import (A_COUNT, A_CTRL, A_DEC, A_ERR, A_INFO, A_PORT, A_ROUTE, ERR, RESP_ADDR, RESP_OK, RESP_REJ,
-                            ROLE_CODE, config_writes, ctrl, decoder, port, route)
+                            ROLE_CODE, config_writes, ctrl, decoder, port, readback, route)
 from tb.switch.traffic import (BASE, PATTERNS, dest_ways, hbr_setup, host_requests, hpa_for_way, pbr_edge_setup,
                               random_pbr_config)
 
@@ -607,12 +607,9 @@ class ConfigSweep(SwitchTestBase):
         neutral = [ctrl(True)] + [route(e, 0, 0, valid=False) for e in range(nrt())] + \
                   [decoder(d, 0, 0, 0, 0, (), commit=False)[-1] for d in range(self.ndec)] + \
                   [port(p, FAB) for p in range(n_ports())]
-        await program(dut, neutral + config_writes(cfg, self.ndec))
-        for d, dec in enumerate(cfg.decoders):
-            a = A_DEC + 0x20 * d
-            got = [(await cfg_access(dut, a + k, write=False))[1] for k in range(4)]
-            want = [dec.base // HDM_UNIT, dec.size // HDM_UNIT, dec.eiw | dec.eig << 4, 1]
-            assert got == want, f"decoder {d}: registers {got}, programmed {want}"
+        writes = config_writes(cfg, self.ndec)
+        await program(dut, neutral + writes)
+        await cfg_agent(dut).check_reads(readback(writes))   # every register programmed, decoders included
         self.models.append(self.model)
         self.model = SwitchModel(n_ports(), cfg)
         self.env.sb.predict = self.model.ingress
