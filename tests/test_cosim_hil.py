@@ -328,6 +328,18 @@ def test_coverage_file_per_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert (tmp_path / "cov" / f"tag-cov__{n1}.dat").read_text() == "C 'x' 1\n"
 
 
+def test_repeated_runs_keep_their_own_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One pytest test running the same cocotb module on the same build several times (test_cosim's
+    runs of several configurations) gets one run name per run, so no run's coverage.dat, XML or
+    functional-coverage dump overwrites an earlier one's; another build or name starts its own count."""
+    from tools import runner
+    monkeypatch.setattr(runner, "_RUNS_SEEN", {})
+    names = [runner.repeat_label("top-cov", "tb_edge-1234abcd") for _ in range(3)]
+    assert names == ["tb_edge-1234abcd", "tb_edge-1234abcd-r2", "tb_edge-1234abcd-r3"]
+    assert runner.repeat_label("other-cov", "tb_edge-1234abcd") == "tb_edge-1234abcd"
+    assert runner.repeat_label("top-cov", "tb_edge-99999999") == "tb_edge-99999999"
+
+
 # ------------------------------------------------------------------ RTL: flit-link top
 def _flit_plan(specs):
     from sim.cosim.hilrun import run_plan

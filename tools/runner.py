@@ -151,6 +151,21 @@ def run_label(test_module: str, testcases: str | None = None, salt: str = "") ->
     return run_name
 
 
+_RUNS_SEEN: dict[tuple[str, str], int] = {}
+
+
+def repeat_label(tag: str, run_name: str) -> str:
+    """Name of this process's k-th run of build `tag` under `run_name`: the first keeps the name, the
+    k-th (k >= 2) gets ``-r<k>``. A pytest test may run the same cocotb module on the same build
+    several times with different environments (the co-simulation's runs of several configurations);
+    each run then keeps its own directory, XML, functional-coverage dumps and coverage.dat instead of
+    overwriting the earlier runs' (a merge would see only the last). Deterministic per test: a rerun of
+    the test in a new process reuses the same names."""
+    k = _RUNS_SEEN.get((tag, run_name), 0) + 1
+    _RUNS_SEEN[(tag, run_name)] = k
+    return run_name if k == 1 else f"{run_name}-r{k}"
+
+
 def keep_coverage(test_dir: Path, tag: str, run_name: str) -> Path | None:
     """Copy a passing run's ``coverage.dat`` (Verilator writes it into the simulator's working
     directory at the end of the run) to ``COV_DIR/<tag>__<run_name>.dat``; None when there is none.
@@ -374,7 +389,7 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
             stamp.write_text(key)
     XML_DIR.mkdir(parents=True, exist_ok=True)
     tc = testcase if isinstance(testcase, str) or testcase is None else "+".join(testcase)
-    run_name = run_label(test_module, tc)
+    run_name = repeat_label(tag, run_label(test_module, tc))
     node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
     test_dir = build_dir / f"run-{run_name}"
     # The same run of the same build may start from two trees sharing a build root (a local run and
