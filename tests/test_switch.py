@@ -79,6 +79,6 @@ def test_switch_cfg_counters() -> None:
     """cxl_switch_cfg alone (the N=8 core's parameters): every event counter loaded next to each
     carry length 5..32 and the wrap, counted on by random events and rejected writes, read back
     through the register port (tb/switch/tb_switch_cfg.py)."""
-    run_cocotb(top="cxl_switch_cfg_tb", sources=[HDL / "cxl_switch_cfg_tb.vlt", HDL / "cxl_switch_cfg_tb.v"],
+    run_cocotb(top="cxl_switch_cfg", sources=[HDL / "cxl_switch_cfg_public.vlt", *rtl_sources("switch/cxl_switch_cfg.v")],
                test_module="tb.switch.tb_switch_cfg", parameters={"N": 8, "NDEC": 4, "NRT": 16},
-               build_args=BUILD_ARGS)
+               build_args=BUILD_ARGS + ("--public-depth", "0"))

@@ -1,9 +1,9 @@
-"""pyuvm test of cxl_switch_cfg (behind tb/switch/hdl/cxl_switch_cfg_tb.v): the 16 event counters
-through every carry length and the wrap.
+"""pyuvm test of cxl_switch_cfg as the top (only its ports and `cnt` public:
+tb/switch/hdl/cxl_switch_cfg_public.vlt): the 16 event counters through every carry length and the wrap.
 
 A 32-bit counter cannot count to 2^32 in a simulation, so its upper bits and the prefix-AND carry
 network above bit 5 never run in the switch benches. Here each episode loads every counter
-(through the simulator, into `u_cfg.cnt`) with a random value whose bits 5..b-1 are all ones for a
+(through the simulator, into `cnt`) with a random value whose bits 5..b-1 are all ones for a
 carry length b of 5..32 (b = 32: the counter wraps) and whose bits above b are random or all ones,
 then drives random per-port events (`ev`, `ev_unsup`) and rejected register writes, and reads
 every counter through the register port: each must equal its loaded value plus the events counted
@@ -73,7 +73,7 @@ class CfgCounterCarry(uvm_test):
             low = 0 if c == 15 else rng.getrandbits(5)
             self.want[c] = above | ones | low
             v |= self.want[c] << (32 * c)
-        cocotb.top.u_cfg.cnt.value = v
+        cocotb.top.cnt.value = v
 
     async def check(self, what: str) -> None:
         got = await self.agent.read_block(A_COUNT, COUNTERS)
