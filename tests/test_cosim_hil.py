@@ -328,6 +328,20 @@ def test_coverage_file_per_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert (tmp_path / "cov" / f"tag-cov__{n1}.dat").read_text() == "C 'x' 1\n"
 
 
+def test_run_as_planned() -> None:
+    """A run without `expect` passes only without errors; a run planned to fail passes only when its
+    first error is the planned one (the coverage of a fault-injection plan is kept on that)."""
+    from sim.cosim.hilrun import RunSpec, as_planned
+    cfg = CosimCfg(n_per_bridge=2, load=0.05, sources=("miss", "miss"))
+    tr = generate(cfg, 1)
+    plain, fatal = RunSpec("a", cfg, tr), RunSpec("f", cfg, tr, expect=r"^link\(s\) br0_mem went fatal")
+    assert as_planned(plain, []) and not as_planned(plain, ["x"])
+    assert as_planned(fatal, ["link(s) br0_mem went fatal (link_fatal: what they held is lost)", "y"])
+    assert not as_planned(fatal, [])
+    assert not as_planned(fatal, ["bridge 0: data mismatch", "link(s) br0_mem went fatal"])
+    assert not as_planned(fatal, ["link(s) br0_mem, br1_mem went fatal"])
+
+
 def test_repeated_runs_keep_their_own_names(monkeypatch: pytest.MonkeyPatch) -> None:
     """One pytest test running the same cocotb module on the same build several times (test_cosim's
     runs of several configurations) gets one run name per run, so no run's coverage.dat, XML or
@@ -401,7 +415,8 @@ def test_fatal_link_ends_the_run_and_the_next_run_recovers() -> None:
     light = CosimCfg(n_per_bridge=120, load=0.01, sources=("miss", "miss"))
     fatal = replace(light, ber=0.01, ber_links="br0_mem")
     tr = generate(light, 13)
-    plan = _flit_plan([RunSpec("fatal", fatal, tr), RunSpec("after", light, tr)])
+    plan = _flit_plan([RunSpec("fatal", fatal, tr, expect=r"^link\(s\) br0_mem went fatal"),
+                       RunSpec("after", light, tr)])
     f, a = plan.runs
     assert f.errors and "went fatal" in f.errors[0] and "br0_mem" in f.errors[0], f.errors[:3]
     assert "bridge 0:" in f.errors[0] and "outstanding" in f.errors[0], f.errors[0]

@@ -15,13 +15,15 @@ Under ``COV=1`` the top is a coverage build (sim.cosim.build). A plan whose coco
 reference-memory checks all passed leaves its ``coverage.dat`` as
 ``results/coverage/<build tag>__tb_hil-<runs>-<digest>.dat`` (tools.runner.keep_coverage; the
 digest covers the pytest test and the plan, so every plan has its own file); a failing plan's
-coverage is not kept, as for every RTL test.
+coverage is not kept, as for every RTL test. A run planned to fail (``RunSpec.expect``, fault
+injection) passes for this when it fails as planned, so the fault paths count.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -48,6 +50,18 @@ class RunSpec:
     name: str
     cfg: CosimCfg
     trace: Trace
+    # a run planned to fail (a fault-injection test): regex its first error must match. Such a run
+    # counts as passing for keeping the plan's coverage when it fails that way and only that way is
+    # asked of it; the test that planned it checks the rest of its outcome.
+    expect: str | None = None
+
+
+def as_planned(sp: RunSpec, errors: list[str]) -> bool:
+    """Whether a run ended as planned: no error, or, for a run planned to fail, a first error
+    matching its `expect`."""
+    if sp.expect is None:
+        return not errors
+    return bool(errors) and re.search(sp.expect, errors[0]) is not None
 
 
 @dataclass
@@ -202,10 +216,14 @@ def run_plan(specs: list[RunSpec], links: int = 0, casc_flit: int = 0, opt: str 
                                   rr["errors"] + chk.errors, paths, thr, rr["links"], rr["underrun_cycles"],
                                   rr["harness_stall_cycles"], samples, {bb: rec[bb] for bb in bridges}))
         n, failed = failed_tests(work / "results.xml") if (work / "results.xml").exists() else (0, ["?"])
-        if b.coverage and n and not failed and not any(r.errors for r in runs):
+        planned = all(as_planned(sp, r.errors) for sp, r in zip(specs, runs))
+        # the cocotb test fails on any run's error, so a plan with a run planned to fail passes when
+        # every run ended as planned and only runs planned to fail have errors
+        passed = not failed or (planned and any(sp.expect is not None for sp in specs))
+        if b.coverage and n and passed and planned:
             # passing: the cocotb test (in-RTL checks, error counters, links) and the reference-memory
-            # check of every run. cocotb's C++ main writes coverage.dat into the run directory (`work`)
-            # when the simulation ends.
+            # check of every run, or every run ending as planned. cocotb's C++ main writes
+            # coverage.dat into the run directory (`work`) when the simulation ends.
             name = run_label("sim.cosim.tb_hil", "+".join(sp.name for sp in specs), plan_digest(specs, params))
             if keep_coverage(work, b.tag, name) is None:
                 raise RuntimeError(f"coverage build {b.tag}: the passing run wrote no coverage.dat, see {work}")
