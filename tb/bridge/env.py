@@ -562,12 +562,13 @@ class DebugMonitor(uvm_component):
 class BridgeEnv(uvm_env):
     def __init__(self, name: str, parent: Any, cfg: TbConfig, idle: Pattern, sink: Pattern,
                  cxl_ready: Pattern, lat: tuple[int, int], cov: bool = True,
-                 faults: Faults | None = None, wd_bound: int = 4000) -> None:
+                 faults: Faults | None = None, wd_bound: int = 4000, sb_timeout: int = 20000) -> None:
         super().__init__(name, parent)
         self.cfg, self.idle, self.sink_pat, self.cxl_ready, self.lat = cfg, idle, sink, cxl_ready, lat
         self.use_cov = cov
         self.faults = faults
         self.wd_bound = wd_bound
+        self.sb_timeout = sb_timeout
 
     def build_phase(self) -> None:
         dut = cocotb.top
@@ -578,7 +579,7 @@ class BridgeEnv(uvm_env):
                         {"data": "xl_tx_data", "last": "xl_tx_last"})
         self.xl = VRAgent("xl", self, bus=rx, idle=self.idle)
         self.rsp = VRAgent("rsp", self, bus=tx, active=False, sink=self.sink_pat, check_hold=True)
-        self.sb = InOrderScoreboard("sb", self, timeout_cycles=20000)
+        self.sb = InOrderScoreboard("sb", self, timeout_cycles=self.sb_timeout)
         # every accepted XLink request answered within the bound, keyed by (src, tag); duplicates
         # of an outstanding pair are legal input (answered BAD_TAG), hence multiple=True
         self.wd = RequestWatchdog("wd", self, clk=dut.clk, bound_cycles=self.wd_bound, multiple=True)
