@@ -9,7 +9,9 @@
 // output is registered and holds while not ready, rtl/link/README.md). Both are off at 0, so a bench
 // that leaves these inputs at 0 sees perfect wires (one cycle each way). The link statistics of
 // both ends come out as ports, the bridge side's read from inside xbridge_top by hierarchical
-// reference (xbridge_top does not export them).
+// reference (xbridge_top does not export them). The device side can also send the CXL.cache
+// messages a memory device must not send (D2H Req / Rsp / Data, unexp_*), which the bridge takes
+// and counts in stat_link_unexp.
 `default_nettype none
 module xbridge_top_tb #(
     parameter integer FLAVOR    = 0,
@@ -99,14 +101,18 @@ module xbridge_top_tb #(
     output wire [LANES-1:0]      link_fatal_dev,
     output wire [32*LANES-1:0]   flips_hd,       // flits hit by bit errors, bridge -> device
     output wire [32*LANES-1:0]   flips_dh,       // ... device -> bridge
-    output wire [32*LANES-1:0]   stalls_host     // cycles the bridge's flit waited for the wire
+    output wire [32*LANES-1:0]   stalls_host,    // cycles the bridge's flit waited for the wire
+    // device-side messages of link classes 0-2 (D2H Req, D2H Rsp, D2H Data), lane g's class c at
+    // [3g + c] (header [128(3g + c) +: 128]); 0 on unexp_valid sends none
+    input  wire [3*LANES-1:0]     unexp_valid,
+    output wire [3*LANES-1:0]     unexp_ready,
+    input  wire [3*128*LANES-1:0] unexp_hdr,
+    input  wire [512*LANES-1:0]   unexp_data,     // lane g's D2H Data line
+    output wire [15:0]            stat_link_unexp // xbridge_top: unexpected link messages taken
 );
 `include "cxl_defs.vh"
     wire [LANES-1:0]        h_tx_v, d_tx_v, h_rdy, d_rdy, hd_v, dh_v;
     wire [FLIT_W*LANES-1:0] h_tx, d_tx, hd_f, dh_f;
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [15:0]      h_unexp;
-    /* verilator lint_on UNUSEDSIGNAL */
 
     // stall draws: one xorshift64 step per cycle, 16 bits per (lane, direction); LANES <= 2
     // (xbridge_core's limit), so the four fields fit
@@ -140,7 +146,7 @@ module xbridge_top_tb #(
         .hbm_iss_done(hbm_iss_done), .hbm_iss_we(hbm_iss_we), .hbm_iss_idx(hbm_iss_idx),
         .tx_flit_valid(h_tx_v), .tx_flit_ready(h_rdy), .tx_flit(h_tx),
         .rx_flit_valid(dh_v), .rx_flit(dh_f), .link_up(link_up_host), .link_fatal(link_fatal_host),
-        .stat_link_unexp(h_unexp));
+        .stat_link_unexp(stat_link_unexp));
 
     genvar g;
     generate for (g = 0; g < LANES; g = g + 1) begin : g_dev
@@ -163,6 +169,7 @@ module xbridge_top_tb #(
         assign m2s_rwd_data[512 * g +: 512] = d_rx_data[512 +: 512];
         assign s2m_ndr_ready[g]             = d_tx_ready[CXL_CLS_M_RSP];
         assign s2m_drs_ready[g]             = d_tx_ready[CXL_CLS_M_DATA];
+        assign unexp_ready[3 * g +: 3]      = d_tx_ready[2:0];
         assign h_rdy[g] = bp_rnd[32 * g +: 16] >= bp_thresh;
         assign d_rdy[g] = bp_rnd[32 * g + 16 +: 16] >= bp_thresh;
         // bridge -> device and device -> bridge: a flit enters the wire when it is taken
@@ -183,9 +190,11 @@ module xbridge_top_tb #(
         assign stat_retry_host[16 * g +: 16] = u_top.g_link[g].u_port.l_retry;
         cxl_link #(.FLIT_MODE(FLIT_MODE), .ROLE(CXL_ROLE_UP)) u_dev (
             .clk(clk), .rst(rst),
-            .tx_valid({s2m_drs_valid[g], s2m_ndr_valid[g], 4'b0000}), .tx_ready(d_tx_ready),
-            .tx_hdr({s2m_drs_hdr[128 * g +: 128], s2m_ndr_hdr[128 * g +: 128], 512'd0}),
-            .tx_data({s2m_drs_data[512 * g +: 512], 512'd0}),
+            .tx_valid({s2m_drs_valid[g], s2m_ndr_valid[g], 1'b0, unexp_valid[3 * g +: 3]}),
+            .tx_ready(d_tx_ready),
+            .tx_hdr({s2m_drs_hdr[128 * g +: 128], s2m_ndr_hdr[128 * g +: 128], 128'd0,
+                     unexp_hdr[384 * g +: 384]}),
+            .tx_data({s2m_drs_data[512 * g +: 512], unexp_data[512 * g +: 512]}),
             .rx_valid(d_rx_valid),
             .rx_ready({m2s_rwd_ready[g], 1'b1, m2s_req_ready[g], 3'b111}),
             .rx_hdr(d_rx_hdr), .rx_data(d_rx_data),
