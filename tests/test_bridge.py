@@ -67,13 +67,12 @@ LINK_SOURCES = ("link/cxl_link.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v
                 "link/cxl_crc16_68b.v", "link/cxl_flit256_tx.v", "link/cxl_flit256_rx.v",
                 "link/cxl_flit256_rx_slot.v",
                 "link/cxl_flit256_enc.v", "link/cxl_flit256_dec.v", "link/cxl_crc64_256b.v",
-                "common/fifo_mw.v", "common/credit_counter.v", "common/rr_arbiter.v")
+                "common/fifo_mw.v", "common/credit_counter.v", "common/rr_arbiter.v",
+                "edge/sp_flit_wire.v", "common/stat_counter.v", "common/ks_adder.v")
 
 
-@pytest.mark.rtl
-def test_bridge_through_cxl_link() -> None:
-    """The same bench through xbridge_top (core + one ROLE_DOWN cxl_link per lane, 68B) and a
-    device-side link per lane (tb/bridge/hdl/xbridge_top_tb.v)."""
+def run_top(testcase: list[str]) -> None:
+    """`testcase` of tb_bridge on xbridge_top_tb (one build shared by every caller)."""
     cfg = replace(TOP_CONFIG, bridge=replace(TOP_CONFIG.bridge, flavor=TOP_CONFIG.flavor))
     # the wrapper forwards TOP_PARAMS only: the rest of the configuration must be the default
     full, dflt = cfg.params(), replace(TbConfig(), bridge=cfg.bridge).params()
@@ -84,12 +83,27 @@ def test_bridge_through_cxl_link() -> None:
                                      "bridge/xb_cxl_port.v"),
                         REPO / "tb" / "bridge" / "hdl" / "xbridge_top_tb.v"],
                test_module="tb.bridge.tb_bridge", parameters={k: full[k] for k in TOP_PARAMS},
-               name="xbridge_top_tb", testcase=TOP_TESTS,
+               name="xbridge_top_tb", testcase=testcase,
                extra_env={"XB_CFG": cfg.to_json(), "XB_TOP": "1"},
                # simulation, not the C++ build, dominates this test (the HBM scheduler evaluates
                # every bus candidate each cycle): -O2 after the runner's -O0 (the last -O counts)
                # measured 558 s -> 77 s for the whole test
                build_args=(*BUILD_ARGS, "-CFLAGS", "-O2"))
+
+
+@pytest.mark.rtl
+def test_bridge_through_cxl_link() -> None:
+    """The same bench through xbridge_top (core + one ROLE_DOWN cxl_link per lane, 68B) and a
+    device-side link per lane (tb/bridge/hdl/xbridge_top_tb.v), over perfect flit wires."""
+    run_top(TOP_TESTS)
+
+
+@pytest.mark.rtl
+def test_bridge_link_errors() -> None:
+    """Random traffic through xbridge_top's links with bit errors and flit stalls on the wires
+    (BridgeLinkErrorTest): every response still exactly as the model says, and each link's CRC
+    error count equals the flits its wire hit, with retries on both sides."""
+    run_top(["BridgeLinkErrorTest"])
 
 
 @pytest.mark.rtl

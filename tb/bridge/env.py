@@ -10,8 +10,10 @@
   shares it). Reads see the memory at response time, writes land at response time (MemWr) or when
   the pulled line arrives (ItoMWr): any ordering bug of the bridge shows up as wrong data. Lines in
   ``nxm`` are answered with an error (MemData-NXM or poison; GO-Err or poison
-  for coherent lines). S2M responses carry a random DevLoad (device load, which the bridge does
-  not use). Optional faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
+  for coherent lines). Every response carries random values in the fields the bridge ignores
+  (rtl/bridge/README.md, "CXL responses": MetaField / MetaValue, LD-ID, DevLoad, DPID, CacheID,
+  RSP_PRE), so the scoreboard, which predicts from a model blind to them, checks that they change
+  nothing. Optional faults (:class:`Faults`): responses with unknown tags, duplicated DRS, NDR on a read's tag.
 * Scoreboard: in-order XLink responses against the functional reference models.bridge.BridgeRef.
 * Watchdog (tb.common.watchdog): every accepted XLink request is answered within a bound.
 * Checkers: every HBM access's completion time against models.bridge.HbmModel (one per lane), the
@@ -37,12 +39,13 @@ from models.bridge.hbm import REF_IDLE, REF_POSTPONE
 from models.bridge.lanes import lane_of
 from models.bridge.packets import BEAT_BITS, HDR_USED_BITS, beats_for
 from models.cxl.messages import (D2HData, D2HReq, D2HReqOp, H2DData, H2DRsp, H2DRspOp, M2SReq,
-                                 M2SReqOp, M2SRwD, M2SRwDOp, S2MDRS, S2MDRSOp, S2MNDR, S2MNDROp)
+                                 M2SReqOp, M2SRwD, M2SRwDOp, MetaValue, S2MDRS, S2MDRSOp, S2MNDR,
+                                 S2MNDROp)
 from tb.common.checker import CycleChecker
 from tb.common.coverage import CoverageCollector
 from tb.common.patterns import Pattern
 from tb.common.scoreboard import AnalysisImp, InOrderScoreboard
-from tb.common.seeds import component_rng
+from tb.common.seeds import component_rng, derive_seed, test_seed
 from tb.common.signals import SignalPool
 from tb.common.vr_agent import Beat, VRAgent, VRBus
 from tb.common.watchdog import RequestWatchdog
@@ -52,6 +55,7 @@ KIND_NAMES = {0: "memrd", 1: "hit", 2: "fwd", 3: "coh", 4: "wbwr", 5: "wr", 6: "
 MASK96 = (1 << HDR_USED_BITS) - 1
 BEAT_MASK = (1 << BEAT_BITS) - 1
 GO_STATE_ERR = 0b0100          # GO carries the granted state in RspData (cxl-protocol.md)
+META_FIELDS = (0b00, 0b11)     # S2M MetaField: Meta0-State, No-Op (the other two are reserved)
 
 
 def default_line(line: int) -> bytes:
@@ -177,6 +181,8 @@ class CxlMemAgent(uvm_component):
 
     def build_phase(self) -> None:
         self.rng = component_rng(self)
+        # a stream of its own for the ignored fields, so that drawing them shifts no other choice
+        self.ign_rng = component_rng(self, derive_seed(test_seed(), "ignored-fields"))
         if self.ready_pat is None:
             self.ready_pat = Pattern.always()
 
@@ -206,6 +212,19 @@ class CxlMemAgent(uvm_component):
     def _inject(self, kind: str) -> None:
         self.injected[kind] = self.injected.get(kind, 0) + 1
 
+    def _ignored(self, ch: str) -> dict[str, int]:
+        """Random values, within their encodings, for the fields of a response on channel `ch` that
+        the bridge ignores. Fields that mean something for these flows keep their value: S2M
+        MemOp (Cmp / MemData / MemData-NXM), DRS TRP (no trailer), H2D Data ChunkValid (whole
+        lines)."""
+        r = self.ign_rng
+        if ch in ("drs", "ndr"):
+            return {"metafield": r.choice(META_FIELDS), "metavalue": r.choice(list(MetaValue)),
+                    "ldid": r.randrange(16), "devload": r.randrange(4), "dpid": r.randrange(4096)}
+        if ch == "h2d":
+            return {"cacheid": r.randrange(16), "dpid": r.randrange(4096)}
+        return {"rsppre": r.randrange(4), "cacheid": r.randrange(16), "dpid": r.randrange(4096)}
+
     def _present(self, lane: int, ch: str, item: Any) -> tuple[int, int]:
         """(header, data) of a response item."""
         kind = item[0]
@@ -214,7 +233,7 @@ class CxlMemAgent(uvm_component):
             bad = line is not None and line in self.nxm
             poison = bad and self.rng.random() < self.faults.poison
             m = S2MDRS(memop=S2MDRSOp.MEMDATA_NXM if bad and not poison else S2MDRSOp.MEMDATA,
-                       tag=tag, poison=int(poison), devload=self.rng.randrange(4),
+                       tag=tag, poison=int(poison), **self._ignored(ch),
                        data=self.read(line) if line is not None else bytes(64))
             if kind == "ok":
                 self.far_cycles.append(self.cyc - self.req_cycle.pop(tag, self.cyc))
@@ -224,16 +243,16 @@ class CxlMemAgent(uvm_component):
             _, tag, line, data = item
             if kind == "ok":
                 self.mem[line] = data
-            return S2MNDR(memop=S2MNDROp.CMP, tag=tag, devload=self.rng.randrange(4)).to_canonical(), 0
+            return S2MNDR(memop=S2MNDROp.CMP, tag=tag, **self._ignored(ch)).to_canonical(), 0
         if ch == "h2d":
             _, cqid, line = item
             bad = line is not None and line in self.nxm
             poison = bad and self.rng.random() < self.faults.poison
             m = H2DData(cqid=cqid, goerr=int(bad and not poison), poison=int(poison),
-                        data=self.read(line) if line is not None else bytes(64))
+                        **self._ignored(ch), data=self.read(line) if line is not None else bytes(64))
             return m.to_canonical(), int.from_bytes(m.data, "little")
         _, cqid, op, rspdata = item
-        return H2DRsp(opcode=op, rspdata=rspdata, cqid=cqid).to_canonical(), 0
+        return H2DRsp(opcode=op, rspdata=rspdata, cqid=cqid, **self._ignored(ch)).to_canonical(), 0
 
     def _stray(self, ch: str) -> tuple:
         """A response nobody asked for: a tag / CQID outside every range the bridge uses."""
@@ -562,12 +581,13 @@ class DebugMonitor(uvm_component):
 class BridgeEnv(uvm_env):
     def __init__(self, name: str, parent: Any, cfg: TbConfig, idle: Pattern, sink: Pattern,
                  cxl_ready: Pattern, lat: tuple[int, int], cov: bool = True,
-                 faults: Faults | None = None, wd_bound: int = 4000) -> None:
+                 faults: Faults | None = None, wd_bound: int = 4000, sb_timeout: int = 20000) -> None:
         super().__init__(name, parent)
         self.cfg, self.idle, self.sink_pat, self.cxl_ready, self.lat = cfg, idle, sink, cxl_ready, lat
         self.use_cov = cov
         self.faults = faults
         self.wd_bound = wd_bound
+        self.sb_timeout = sb_timeout
 
     def build_phase(self) -> None:
         dut = cocotb.top
@@ -578,7 +598,7 @@ class BridgeEnv(uvm_env):
                         {"data": "xl_tx_data", "last": "xl_tx_last"})
         self.xl = VRAgent("xl", self, bus=rx, idle=self.idle)
         self.rsp = VRAgent("rsp", self, bus=tx, active=False, sink=self.sink_pat, check_hold=True)
-        self.sb = InOrderScoreboard("sb", self, timeout_cycles=20000)
+        self.sb = InOrderScoreboard("sb", self, timeout_cycles=self.sb_timeout)
         # every accepted XLink request answered within the bound, keyed by (src, tag); duplicates
         # of an outstanding pair are legal input (answered BAD_TAG), hence multiple=True
         self.wd = RequestWatchdog("wd", self, clk=dut.clk, bound_cycles=self.wd_bound, multiple=True)

@@ -1,4 +1,5 @@
-"""cocotb/pyuvm tests of xbridge_core (entry point: tests/test_bridge.py)."""
+"""cocotb/pyuvm tests of xbridge_core, and of xbridge_top through its CXL links with XB_TOP set
+(tb/bridge/hdl/xbridge_top_tb.v; entry point: tests/test_bridge.py)."""
 from __future__ import annotations
 
 import os
@@ -7,11 +8,12 @@ from collections import Counter
 
 import cocotb
 import pyuvm
-from cocotb.triggers import ClockCycles, FallingEdge
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly
 from pyuvm import uvm_test
 
 from models.bridge import NVLINK, UALINK, Packet, XlHeader, XlOp, XlStatus
 from models.bridge.convert import FULL_MASK, line_masks
+from models.cxl.messages import D2HData, D2HReq, D2HReqOp, D2HRsp, D2HRspOp
 from tb.bridge.env import (BridgeEnv, Faults, TbConfig, beats_payloads, make_packet, new_ref,
                            outcome, size_bins)
 from tb.common.clock import ClockReset
@@ -26,9 +28,16 @@ class BridgeBase(uvm_test):
 
     enforce_cov = False
     wd_bound = 4000          # cycles: every accepted request answered within (watchdog)
+    sb_timeout = 20000       # cycles an expected response may wait for the bridge's (scoreboard)
+    top = bool(os.environ.get("XB_TOP"))     # xbridge_top_tb: the bridge behind its CXL links
 
     def faults(self) -> Faults | None:
         return None
+
+    def link_knobs(self) -> dict[str, int]:
+        """xbridge_top_tb's test inputs: perfect wires (no bit errors, no stalls), no unexpected
+        messages from the device side."""
+        return {"ber_en": 0, "ber_thresh": 0, "bp_seed": 0, "bp_thresh": 0, "unexp_valid": 0}
 
     def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
         return (Pattern.random(0.8, rng), Pattern.random(0.7, rng), Pattern.random(0.6, rng),
@@ -39,7 +48,7 @@ class BridgeBase(uvm_test):
         self.rng = component_rng(self)
         idle, sink, rdy, lat = self.patterns(self.rng)
         self.env = BridgeEnv("env", self, self.cfg, idle, sink, rdy, lat, cov=self.enforce_cov,
-                             faults=self.faults(), wd_bound=self.wd_bound)
+                             faults=self.faults(), wd_bound=self.wd_bound, sb_timeout=self.sb_timeout)
         self.sent: list[tuple[Packet, Packet, list[bool], list]] = []
         self.tag = 0
 
@@ -172,6 +181,9 @@ class BridgeBase(uvm_test):
         self.raise_objection()
         announce_seed(self.logger)
         dut = cocotb.top
+        if self.top:
+            for k, v in self.link_knobs().items():
+                getattr(dut, k).value = v
         await ClockReset(dut.clk, dut.rst).start()
         self.ref = new_ref(self.cfg)
         self.ref.nxm = self.env.mem.nxm
@@ -506,3 +518,155 @@ class BridgeWatchdogSelfTest(BridgeBase):
         # the reports were the expected outcome of this test; late answers are reported as well
         assert all("unanswered" in e or "answered at" in e for e in wd.errors), wd.errors[:4]
         wd.errors.clear()
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeLinkErrorTest(BridgeRandomTest):
+    """xbridge_top only (XB_TOP): BridgeRandomTest's traffic and checks through CXL links whose
+    wires flip a bit in a random share of the flits (per-flit probability 1/1500 .. 1/600, both
+    directions of both lanes) and stall each link's flit output at random (5-30 % of the cycles).
+    Every error must be caught by the link CRC and retried away: the scoreboard must see every
+    response exactly as the model says, the memory must end as the model's. Then the link
+    statistics must show it: on each lane, the bridge's link counted exactly the flits the wire
+    hit toward it as CRC errors and sent RETRY.Req, the device's link likewise, and no link went
+    fatal. Bit errors stay on until every lane and direction has had MIN_FLIPS hits (idle flits
+    flow every cycle), then stop so that the last retries finish before the counts are read.
+    Meanwhile the device side sends, now and then, CXL.cache messages a memory device must not
+    send (D2H Req / Rsp / Data, each lane and class at least once): the bridge must take them
+    without effect on the traffic and count each one (stat_link_unexp)."""
+
+    MIN_FLIPS = 3
+    P_UNEXP = 0.002          # per cycle, lane and class: an unexpected message is offered
+    # a retry whose RETRY.Req or RETRY.Ack is itself hit waits out the link's retry timeout (4096
+    # transmitted flits, xb_cxl_port keeps cxl_link's default), longer under stalls: the bounds
+    # allow a few of them
+    wd_bound = 24000
+    sb_timeout = 48000
+
+    def link_knobs(self) -> dict[str, int]:
+        assert self.top, "BridgeLinkErrorTest needs xbridge_top_tb (XB_TOP=1)"
+        r = self.rng
+        self.p_flit = r.uniform(1 / 1500, 1 / 600)
+        self.p_stall = r.uniform(0.05, 0.30)
+        self.logger.info(f"flit error probability {self.p_flit:.5f}, flit stall probability {self.p_stall:.3f}")
+        # ber_en is gated at random every cycle (ber_gate) at twice the threshold: the same rate,
+        # but which cycles hit follows this test's seed, not only the wires' fixed SEED parameters
+        return {**super().link_knobs(), "ber_en": 0, "ber_thresh": int(2 * self.p_flit * 2**32),
+                "bp_seed": r.getrandbits(64) | 1, "bp_thresh": int(self.p_stall * 2**16)}
+
+    def unexp_msg(self, cls: int) -> tuple[int, int]:
+        """(canonical header, data) of a random D2H Req (class 0), D2H Rsp (1) or D2H Data (2)."""
+        r = self.unexp_rng
+        if cls == 0:
+            m = D2HReq(opcode=r.choice(list(D2HReqOp)), cqid=r.randrange(4096), addr=r.getrandbits(46))
+            return m.to_canonical(), 0
+        if cls == 1:
+            return D2HRsp(opcode=r.choice(list(D2HRspOp)), uqid=r.randrange(4096)).to_canonical(), 0
+        d = D2HData(uqid=r.randrange(4096), data=r.randbytes(64))
+        return d.to_canonical(), int.from_bytes(d.data, "little")
+
+    async def ber_gate(self) -> None:
+        """Bit errors on in a random half of the cycles while `self.ber_on` is set, then off."""
+        dut = cocotb.top
+        r = random.Random(self.rng.getrandbits(64))
+        while self.ber_on:
+            dut.ber_en.value = int(r.random() < 0.5)
+            await FallingEdge(dut.clk)
+        dut.ber_en.value = 0
+
+    async def unexpected_sender(self) -> None:
+        """Offer D2H messages on the device side of every lane (P_UNEXP per cycle and lane and
+        class, or at once where `self.unexp_owed` still lists the pair) until `self.unexp_on`
+        drops and nothing is offered; a message stays offered until taken."""
+        dut, nl = cocotb.top, self.cfg.lanes
+        cur: dict[tuple[int, int], tuple[int, int]] = {}
+        while self.unexp_on or cur:
+            await FallingEdge(dut.clk)
+            for g in range(nl):
+                for c in range(3):
+                    if (g, c) not in cur and self.unexp_on and \
+                            ((g, c) in self.unexp_owed or self.unexp_rng.random() < self.P_UNEXP):
+                        cur[(g, c)] = self.unexp_msg(c)
+            dut.unexp_valid.value = sum(1 << (3 * g + c) for g, c in cur)
+            dut.unexp_hdr.value = sum(h << (128 * (3 * g + c)) for (g, c), (h, _) in cur.items())
+            dut.unexp_data.value = sum(d << (512 * g) for (g, c), (_, d) in cur.items())
+            await ReadOnly()
+            rdy = int(dut.unexp_ready.value)
+            for g, c in list(cur):
+                if rdy >> (3 * g + c) & 1:
+                    del cur[(g, c)]
+                    self.unexp_sent += 1
+                    self.unexp_owed.discard((g, c))
+        await FallingEdge(dut.clk)
+        dut.unexp_valid.value = 0
+
+    def lanes_of(self, sig: str, width: int) -> list[int]:
+        v = int(getattr(cocotb.top, sig).value)
+        return [v >> (width * g) & ((1 << width) - 1) for g in range(self.cfg.lanes)]
+
+    async def traffic(self) -> None:
+        self.unexp_rng = random.Random(self.rng.getrandbits(64))
+        self.unexp_on, self.unexp_sent = True, 0
+        self.unexp_owed: set[tuple[int, int]] = set()
+        sender = cocotb.start_soon(self.unexpected_sender())
+        self.ber_on = True
+        gate = cocotb.start_soon(self.ber_gate())
+        await super().traffic()
+        await self.wait_responses()
+        # every lane and class at least once
+        self.unexp_owed = {(g, c) for g in range(self.cfg.lanes) for c in range(3)}
+        dut = cocotb.top
+        for _ in range(20000):
+            if not self.unexp_owed:
+                break
+            await FallingEdge(dut.clk)
+        else:
+            raise AssertionError(f"unexpected messages not taken by the device link: {sorted(self.unexp_owed)}")
+        self.unexp_on = False
+        await sender
+        for _ in range(200000):
+            if min(self.lanes_of("flips_hd", 32) + self.lanes_of("flips_dh", 32)) >= self.MIN_FLIPS:
+                break
+            await FallingEdge(dut.clk)
+        else:
+            raise AssertionError(f"bit errors on: fewer than {self.MIN_FLIPS} flits hit on some wire "
+                                 f"in 200000 cycles: {self.lanes_of('flips_hd', 32)} {self.lanes_of('flips_dh', 32)}")
+        self.ber_on = False
+        await gate
+        # the last hit flits and unexpected messages reach their receivers (a retry under way may
+        # still wait out its timeout)
+        for _ in range(20000):
+            if (self.lanes_of("stat_crc_host", 16) == self.lanes_of("flips_dh", 32)
+                    and self.lanes_of("stat_crc_dev", 16) == self.lanes_of("flips_hd", 32)
+                    and int(dut.stat_link_unexp.value) >= self.unexp_sent):
+                break
+            await FallingEdge(dut.clk)
+
+    def final_checks(self) -> None:
+        super().final_checks()
+        dut = cocotb.top
+        flips_hd, flips_dh = self.lanes_of("flips_hd", 32), self.lanes_of("flips_dh", 32)
+        crc_h, crc_d = self.lanes_of("stat_crc_host", 16), self.lanes_of("stat_crc_dev", 16)
+        rty_h, rty_d = self.lanes_of("stat_retry_host", 16), self.lanes_of("stat_retry_dev", 16)
+        stalls = self.lanes_of("stalls_host", 32)
+        n_unexp = int(dut.stat_link_unexp.value)
+        self.logger.info(f"per lane: flits hit bridge->device {flips_hd}, device->bridge {flips_dh}; "
+                         f"bridge link CRC errors {crc_h} retries {rty_h}; device link CRC errors "
+                         f"{crc_d} retries {rty_d}; bridge flit stall cycles {stalls}; unexpected "
+                         f"messages sent {self.unexp_sent}, counted {n_unexp}")
+        assert n_unexp == self.unexp_sent, \
+            f"stat_link_unexp {n_unexp}, the device side sent {self.unexp_sent} unexpected messages"
+        assert int(dut.link_fatal_host.value) == 0 and int(dut.link_fatal_dev.value) == 0, \
+            f"link fatal: bridge {int(dut.link_fatal_host.value):#x}, device {int(dut.link_fatal_dev.value):#x}"
+        ones = (1 << self.cfg.lanes) - 1
+        assert int(dut.link_up_host.value) == ones and int(dut.link_up_dev.value) == ones, "a link is down"
+        for g in range(self.cfg.lanes):
+            # 68B links (SEQ_CRC 0): every flit that arrives with a flipped bit fails the CRC and is
+            # counted, whatever the receiver's retry state
+            assert crc_h[g] == flips_dh[g] > 0, \
+                f"lane {g}: the bridge's link counted {crc_h[g]} CRC errors, the wire hit {flips_dh[g]} flits toward it"
+            assert crc_d[g] == flips_hd[g] > 0, \
+                f"lane {g}: the device's link counted {crc_d[g]} CRC errors, the wire hit {flips_hd[g]} flits toward it"
+            assert rty_h[g] > 0 and rty_d[g] > 0, \
+                f"lane {g}: retries bridge {rty_h[g]}, device {rty_d[g]} after CRC errors on both sides"
+            assert stalls[g] > 0, f"lane {g}: the bridge's flit output never stalled"
