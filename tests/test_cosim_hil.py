@@ -334,12 +334,14 @@ def test_run_as_planned() -> None:
     from sim.cosim.hilrun import RunSpec, as_planned
     cfg = CosimCfg(n_per_bridge=2, load=0.05, sources=("miss", "miss"))
     tr = generate(cfg, 1)
-    plain, fatal = RunSpec("a", cfg, tr), RunSpec("f", cfg, tr, expect=r"^link\(s\) br0_mem went fatal")
+    want = r"^run stopped at cycle \d+: link\(s\) br0_mem went fatal"
+    plain, fatal = RunSpec("a", cfg, tr), RunSpec("f", cfg, tr, expect=want)
+    stop = "run stopped at cycle 2193: link(s) {} went fatal (link_fatal: what they held is lost); bridge 0: ..."
     assert as_planned(plain, []) and not as_planned(plain, ["x"])
-    assert as_planned(fatal, ["link(s) br0_mem went fatal (link_fatal: what they held is lost)", "y"])
+    assert as_planned(fatal, [stop.format("br0_mem"), "link br0_mem: link_fatal"])
     assert not as_planned(fatal, [])
-    assert not as_planned(fatal, ["bridge 0: data mismatch", "link(s) br0_mem went fatal"])
-    assert not as_planned(fatal, ["link(s) br0_mem, br1_mem went fatal"])
+    assert not as_planned(fatal, ["bridge 0: data mismatch", stop.format("br0_mem")])
+    assert not as_planned(fatal, [stop.format("br0_mem, br1_mem")])
 
 
 def test_repeated_runs_keep_their_own_names(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -415,7 +417,8 @@ def test_fatal_link_ends_the_run_and_the_next_run_recovers() -> None:
     light = CosimCfg(n_per_bridge=120, load=0.01, sources=("miss", "miss"))
     fatal = replace(light, ber=0.01, ber_links="br0_mem")
     tr = generate(light, 13)
-    plan = _flit_plan([RunSpec("fatal", fatal, tr, expect=r"^link\(s\) br0_mem went fatal"),
+    planned = r"^run stopped at cycle \d+: link\(s\) br0_mem went fatal"       # the run's stall message
+    plan = _flit_plan([RunSpec("fatal", fatal, tr, expect=planned),
                        RunSpec("after", light, tr)])
     f, a = plan.runs
     assert f.errors and "went fatal" in f.errors[0] and "br0_mem" in f.errors[0], f.errors[:3]
