@@ -138,6 +138,7 @@ module cxl_switch_port #(
     reg [1:0]    st_cls;
     reg [127:0]  st_hdr;
     reg [11:0]   st_sdpid;                       // DPID field of an S2M message (NDR / DRS place)
+    reg [1:0]    st_expk;                        // expected completion of an M2S message
     reg [511:0]  st_data;
     wire [3:0]   in_gnt;
     wire [1:0]   in_idx;
@@ -159,6 +160,8 @@ module cxl_switch_port #(
             st_hdr  <= in_hdr[32'(in_idx)*128 +: 128];
             st_sdpid <= (in_idx == C_DRS) ? in_hdr[3*128 + CXL_S2M_DRS_DPID_LSB +: 12]
                                           : in_hdr[2*128 + CXL_S2M_NDR_DPID_LSB +: 12];
+            st_expk  <= (in_idx == C_RWD) ? exp_of(1'b1, in_hdr[1*128 + CXL_M2S_REQ_MEMOP_LSB +: 4])
+                                          : exp_of(1'b0, in_hdr[0*128 + CXL_M2S_REQ_MEMOP_LSB +: 4]);
             st_data <= (in_idx == C_DRS) ? in_data[512 +: 512] : in_data[0 +: 512];
         end
     end
@@ -177,23 +180,26 @@ module cxl_switch_port #(
     wire [1:0]  my_role = cfg_role[PORT*2 +: 2];
     wire [11:0] my_pid  = cfg_pid[PORT*12 +: 12];
 
-    // expected completion: 0 none, 1 NDR, 2 DRS, 3 reserved opcode
-    reg [1:0] exp_k;
-    always @* begin
-        if (is_rwd) begin
-            case (m_op)
-                CXL_M2S_RWD_OP_MEMWR, CXL_M2S_RWD_OP_MEMWRPTL, CXL_M2S_RWD_OP_BICONFLICT: exp_k = 2'd1;
-                default: exp_k = 2'd3;
-            endcase
-        end else begin
-            case (m_op)
-                CXL_M2S_REQ_OP_MEMINV, CXL_M2S_REQ_OP_MEMINVNT, CXL_M2S_REQ_OP_MEMCLNEVCT: exp_k = 2'd1;
-                CXL_M2S_REQ_OP_MEMRD, CXL_M2S_REQ_OP_MEMRDDATA: exp_k = 2'd2;
-                CXL_M2S_REQ_OP_MEMRDFWD, CXL_M2S_REQ_OP_MEMWRFWD, CXL_M2S_REQ_OP_MEMSPECRD: exp_k = 2'd0;
-                default: exp_k = 2'd3;
-            endcase
+    // expected completion of an M2S message (0 none, 1 NDR, 2 DRS, 3 reserved opcode), decoded in
+    // the input cycle (st_expk)
+    function automatic [1:0] exp_of(input rwd, input [3:0] op);
+        begin
+            if (rwd) begin
+                case (op)
+                    CXL_M2S_RWD_OP_MEMWR, CXL_M2S_RWD_OP_MEMWRPTL, CXL_M2S_RWD_OP_BICONFLICT: exp_of = 2'd1;
+                    default: exp_of = 2'd3;
+                endcase
+            end else begin
+                case (op)
+                    CXL_M2S_REQ_OP_MEMINV, CXL_M2S_REQ_OP_MEMINVNT, CXL_M2S_REQ_OP_MEMCLNEVCT: exp_of = 2'd1;
+                    CXL_M2S_REQ_OP_MEMRD, CXL_M2S_REQ_OP_MEMRDDATA: exp_of = 2'd2;
+                    CXL_M2S_REQ_OP_MEMRDFWD, CXL_M2S_REQ_OP_MEMWRFWD, CXL_M2S_REQ_OP_MEMSPECRD: exp_of = 2'd0;
+                    default: exp_of = 2'd3;
+                endcase
+            end
         end
-    end
+    endfunction
+    wire [1:0] exp_k = st_expk;
 
     // the switch's own answer to a request it cannot deliver (decode miss, tag conflict)
     reg [127:0] ans_hdr;
@@ -286,8 +292,9 @@ module cxl_switch_port #(
     end
 
     // records from stage 2 of every ingress: one per cycle, round robin. Each ingress's key is
-    // compared with every entry in parallel (before the pick); the served one is recorded at the
-    // lowest free entry unless its key is outstanding (a tag conflict: its ingress answers it).
+    // compared with every entry in parallel (before the pick) but the one deleted in this cycle;
+    // the served one is recorded at the lowest free entry unless its key is outstanding (a tag
+    // conflict: its ingress answers it).
     wire [N-1:0]        tq_gnt;
     wire [PW-1:0]       tq_idx;
     wire                tq_any;
@@ -299,7 +306,7 @@ module cxl_switch_port #(
         for (r = 0; r < N; r = r + 1) begin
             tq_m[r] = 1'b0;
             for (q = 0; q < OT_DEPTH; q = q + 1)
-                tq_m[r] = tq_m[r] | (ot_v[q] && ot_key[q] == tq_key[r*20 +: 20]);
+                tq_m[r] = tq_m[r] | (ot_v[q] && !del_oh[q] && ot_key[q] == tq_key[r*20 +: 20]);
         end
     end
     genvar go;
@@ -576,7 +583,11 @@ module cxl_switch_port #(
     wire ok_n = !r_trk || (r_tres && !r_tconf) || rec_now;   // may take its stage-1 decision
     wire ok_c = (r_tres && r_tconf) || conf_now;              // must be answered (tag conflict)
     wire [NQ*4-1:0] q_we = ((r_noh & {NQ*4{ok_n}}) | (r_coh & {NQ*4{ok_c}})) & qrdy & {NQ*4{r_valid}};
-    wire fire = r_valid && ((ok_n && (r_drop || |(r_noh & qrdy))) || (ok_c && (r_cdrop || |(r_coh & qrdy))));
+    // leaves this cycle: the terms that do not wait for the table are formed first
+    wire can_n  = r_valid && (r_drop || |(r_noh & qrdy));     // its own outcome can be taken
+    wire can_c  = r_valid && (r_cdrop || |(r_coh & qrdy));    // the answer can be taken
+    wire fire_k = ((!r_trk || (r_tres && !r_tconf)) && can_n) || (r_tres && r_tconf && can_c);
+    wire fire   = fire_k || (conf_now && can_c) || (rec_now && can_n);
     assign s2_free = !r_valid || fire;
     assign tk_req  = r_doh & {N{r_valid && r_trk && !r_tres}};
     assign tk_key  = r_key;
