@@ -1,5 +1,5 @@
 `default_nettype none
-// One switch port, message level: ingress stage (round robin over the 4 switch classes), decode
+// One switch port, message level: ingress pipeline (round robin over the 4 switch classes), decode
 // and route (HDM decode, PBR DPID lookup, HBR<->PBR edge conversion, decode-miss answers, response
 // routing through the outstanding-request table), virtual output queues, egress buffers, and this
 // port's outstanding-request table (used while the port is a DSP).
@@ -166,7 +166,7 @@ module cxl_switch_port #(
         end
     end
 
-    // ---------------------------------------------------------------- fields of the staged message
+    // ---------------------------------------------------------------- fields of the message in stage 1
     wire        is_m2s = !st_cls[1];
     wire        is_rwd = (st_cls == C_RWD);
     wire        is_drs = (st_cls == C_DRS);
@@ -226,7 +226,7 @@ module cxl_switch_port #(
     // ---------------------------------------------------------------- HDM decode (input cycle)
     // The decode runs in the input cycle, on the two M2S inputs (Req and RwD) in parallel, and its
     // result is staged with the message: the decoder (a subtract, a shift and a mod-3 tree) is then
-    // not in series with the routing of the staged message. A message is decoded against the
+    // not in series with the routing of the message in stage 1. A message is decoded against the
     // decoders committed when it enters stage 1 (S2M messages: unused).
     wire        hq_hit, hw_hit;
     wire [11:0] hq_tgt, hw_tgt;
