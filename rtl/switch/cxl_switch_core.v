@@ -2,7 +2,8 @@
 // N-port CXL.mem switch core at message level: N cxl_switch_port + crossbar allocator + crossbar (cxl_switch_xbar) +
 // configuration/counters. Port p, switch class c (0 M2S Req, 1 M2S RwD, 2 S2M NDR, 3 S2M DRS) is
 // lane p*4+c of in_*/out_*; data lanes p*2+0 (RwD) and p*2+1 (DRS).
-// Zero-load latency: in valid (cycle 0) -> ingress stage (1) -> VOQ head (2) -> egress buffer (3).
+// Zero-load latency: in valid (cycle 0) -> stage 1 (1) -> stage 2 (2) -> VOQ head (3) -> egress
+// buffer (4).
 // Every VOQ head is a crossbar input of its egress (cxl_switch_alloc), so an ingress never blocks
 // itself across egress ports.
 module cxl_switch_core #(
@@ -86,15 +87,17 @@ module cxl_switch_core #(
     wire [N*N*2*512-1:0] q_data;
     wire [N*128-1:0]     xi_hdr;       // per egress, through the crossbar
     wire [N*512-1:0]     xi_data;
-    // outstanding-request tables: ingress i records at DSP tk_dst[i]; table d answers tq_*[d]
-    wire [N-1:0]       tk_req, tk_drs, tk_done;
-    wire [N*PW-1:0]    tk_dst;
+    // outstanding-request tables: ingress i asks DSP d's table (tk_req[i*N + d]); table d serves
+    // one ingress per cycle and tells it whether it recorded the request or found its key outstanding
+    wire [N*N-1:0]     tk_req;          // [i*N + d]
+    wire [N-1:0]       tk_drs;
     wire [N*20-1:0]    tk_key;
     wire [N*12-1:0]    tk_rq;
     wire [N-1:0]       tq_req [0:N-1];  // [d][i]
-    wire [N-1:0]       tq_gnt [0:N-1];  // [d][i]
-    wire [N-1:0]       tk_gnt [0:N-1];  // [i][d]
-    wire [N-1:0]       tq_conf, tq_free;
+    wire [N-1:0]       tq_conf [0:N-1]; // [d][i]
+    wire [N-1:0]       tq_rec [0:N-1];  // [d][i]
+    wire [N-1:0]       tk_conf [0:N-1]; // [i][d]
+    wire [N-1:0]       tk_rec [0:N-1];  // [i][d]
 
     cxl_switch_alloc #(.N(N)) u_alloc (
         .clk(clk), .rst(rst), .head_valid(head_valid), .eg_rdy(eg_rdy), .pop(pop),
@@ -106,8 +109,9 @@ module cxl_switch_core #(
     generate
         for (p = 0; p < N; p = p + 1) begin : g_tk
             for (k = 0; k < N; k = k + 1) begin : g_k
-                assign tq_req[p][k] = tk_req[k] && tk_dst[k*PW +: PW] == PW'(p);
-                assign tk_gnt[k][p] = tq_gnt[p][k];
+                assign tq_req[p][k]  = tk_req[k*N + p];
+                assign tk_conf[k][p] = tq_conf[p][k];
+                assign tk_rec[k][p]  = tq_rec[p][k];
             end
         end
         for (p = 0; p < N; p = p + 1) begin : g_port
@@ -127,11 +131,10 @@ module cxl_switch_core #(
                 .pop(pop[p*N*4 +: N*4]),
                 .eg_rdy(eg_rdy[p*4 +: 4]), .xi_valid(eg_valid[p]), .xi_cls(eg_cls[p*2 +: 2]),
                 .xi_hdr(xi_hdr[p*128 +: 128]), .xi_data(xi_data[p*512 +: 512]),
-                .tk_req(tk_req[p]), .tk_dst(tk_dst[p*PW +: PW]), .tk_key(tk_key[p*20 +: 20]),
-                .tk_drs(tk_drs[p]), .tk_rq(tk_rq[p*12 +: 12]), .tk_done(tk_done[p]),
-                .tk_gnt_in(tk_gnt[p]), .tk_conf_in(tq_conf), .tk_free_in(tq_free),
-                .tq_req(tq_req[p]), .tq_key(tk_key), .tq_drs(tk_drs), .tq_rq(tk_rq), .tq_done(tk_done),
-                .tq_gnt(tq_gnt[p]), .tq_conf(tq_conf[p]), .tq_free(tq_free[p]),
+                .tk_req(tk_req[p*N +: N]), .tk_key(tk_key[p*20 +: 20]), .tk_drs(tk_drs[p]),
+                .tk_rq(tk_rq[p*12 +: 12]), .tk_conf_in(tk_conf[p]), .tk_rec_in(tk_rec[p]),
+                .tq_req(tq_req[p]), .tq_key(tk_key), .tq_drs(tk_drs), .tq_rq(tk_rq),
+                .tq_conf(tq_conf[p]), .tq_rec(tq_rec[p]),
                 .ev(ev[p*16 +: 16]), .ot_used(ot_used));
             wire unused_p = &{1'b0, ot_used};
         end

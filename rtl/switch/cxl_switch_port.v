@@ -1,24 +1,41 @@
 `default_nettype none
-// One switch port, message level: ingress stage (round robin over the 4 switch classes), decode
+// One switch port, message level: ingress pipeline (round robin over the 4 switch classes), decode
 // and route (HDM decode, PBR DPID lookup, HBR<->PBR edge conversion, decode-miss answers, response
 // routing through the outstanding-request table), virtual output queues, egress buffers, and this
 // port's outstanding-request table (used while the port is a DSP).
 // Switch classes: 0 M2S Req, 1 M2S RwD (data), 2 S2M NDR, 3 S2M DRS (data).
 // Routing and error rules follow models/switch/README.md; every dropped message raises one event.
 //
-// Outstanding requests are recorded when the request leaves the ingress stage (the model records
-// them on ingress too), so a second request with the same (LD-ID, Tag) toward a DSP is caught
-// before it is queued and answered by the switch (tag_conflict). Each DSP table takes one record
-// per cycle: the ingress stages that want to record compete round robin (tq_* / tk_*).
+// Pipeline (one message per cycle per port; each stage holds while the next one is busy):
+//   input cycle: the round robin picks a class; the HDM decode of both M2S inputs and the
+//                outstanding-table lookup of both S2M inputs run in parallel and are staged with
+//                the message (st_*).
+//   stage 1 (st_*): decode and route: the message's egress and class, the header it leaves with,
+//                its events, whether it must be recorded in a DSP's outstanding table, and the
+//                switch's answer should that table find its key outstanding (tag conflict); all
+//                registered (r_*).
+//   stage 2 (r_*): the outstanding-table handshake (tk_* / tq_*) and the VOQ write.
+// Outstanding requests are recorded from stage 2 (the model records them on ingress), so a second
+// request with the same (LD-ID, Tag) toward a DSP is caught before it is queued and answered by the
+// switch (tag_conflict). Each DSP table takes one record per cycle: the stage-2 requests compete
+// round robin, and the table records the served one (or finds it outstanding) in the same cycle,
+// whether or not its VOQ has room; the message then waits in stage 2 for the VOQ and does not ask
+// again. A response entering a DSP deletes its table entry in its first cycle in stage 2.
+// Table hazards: the keys of valid entries are unique (a record is made only when no valid entry
+// has its key), so a lookup matches at most one entry. A lookup made in the input cycle is against
+// the table as it is in that cycle; the only writes that can change a matched entry before the
+// message uses it are deletes by this port's own responses ahead of it, and those are masked out
+// of the staged match (del_oh) in the cycle they happen. Records made after the lookup are not
+// seen (a response comes after its request has left the switch).
 module cxl_switch_port #(
-    parameter integer N         = 4,
-    parameter integer PORT      = 0,
-    parameter integer NDEC      = 4,
-    parameter integer NRT       = 8,
+    parameter integer N         = 4,   // switch ports (2..16)
+    parameter integer PORT      = 0,   // this port's number (0..N-1)
+    parameter integer NDEC      = 4,   // HDM decoders
+    parameter integer NRT       = 8,   // PBR routing-table entries
     parameter integer OT_DEPTH  = 16,  // outstanding requests tracked when this port is a DSP
     parameter integer VOQ       = 1,   // 1: one queue per (egress, class); 0: one FIFO per class
-    parameter integer VOQ_DEPTH = 4,
-    parameter integer PW        = (N > 1) ? $clog2(N) : 1
+    parameter integer VOQ_DEPTH = 4,   // entries per queue (VOQ 0: VOQ_DEPTH * N per class FIFO)
+    parameter integer PW        = (N > 1) ? $clog2(N) : 1   // port number width (derived)
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -58,26 +75,21 @@ module cxl_switch_port #(
     input  wire [1:0]            xi_cls,
     input  wire [127:0]          xi_hdr,
     input  wire [511:0]          xi_data,
-    // this ingress: a staged request that must be recorded in DSP tk_dst's table
-    output wire                  tk_req,
-    output wire [PW-1:0]         tk_dst,
+    // this ingress: the request in stage 2 asks DSP d's table to record it (bit d; at most one)
+    output wire [N-1:0]          tk_req,
     output wire [19:0]           tk_key,     // {LD-ID, Tag} as the request leaves the DSP
     output wire                  tk_drs,     // completes with DRS (else NDR)
     output wire [11:0]           tk_rq,      // requester: ingress port (HBR) or SPID (PBR)
-    output wire                  tk_done,    // recorded, or answered as a tag conflict, this cycle
-    input  wire [N-1:0]          tk_gnt_in,  // [d]: table d serves this ingress this cycle
-    input  wire [N-1:0]          tk_conf_in, // [d]: the served request's key is outstanding at d
-    input  wire [N-1:0]          tk_free_in, // [d]: table d has a free entry
-    // this port's table: record requests of every ingress (bit/field i = ingress i)
-    input  wire [N-1:0]          tq_req,     // ingress i wants to record here
+    input  wire [N-1:0]          tk_conf_in, // [d]: table d served this ingress: key outstanding
+    input  wire [N-1:0]          tk_rec_in,  // [d]: table d served this ingress: recorded
+    // this port's table: records requests of every ingress (bit/field i = ingress i)
+    input  wire [N-1:0]          tq_req,     // ingress i asks to record here
     input  wire [N*20-1:0]       tq_key,
     input  wire [N-1:0]          tq_drs,
     input  wire [N*12-1:0]       tq_rq,
-    input  wire [N-1:0]          tq_done,
-    output wire [N-1:0]          tq_gnt,
-    output wire                  tq_conf,
-    output wire                  tq_free,
-    // one bit per counter (cxl_switch_cfg order), for the message that left the ingress stage
+    output wire [N-1:0]          tq_conf,    // [i]: ingress i served, its key is outstanding here
+    output wire [N-1:0]          tq_rec,     // [i]: ingress i served and recorded
+    // one bit per counter (cxl_switch_cfg order), for the message that left stage 2
     output wire [15:0]           ev,
     output wire [$clog2(OT_DEPTH+1)-1:0] ot_used
 );
@@ -111,20 +123,28 @@ module cxl_switch_port #(
                        E_BAD_DIR = 10, E_BAD_OP = 11, E_RX_DIS = 13, E_EG_DIS = 14;
     localparam [1:0]  META_NOOP = 2'b11;
     localparam integer OTW = $clog2(OT_DEPTH + 1);
-    localparam integer OTI = (OT_DEPTH > 1) ? $clog2(OT_DEPTH) : 1;
     localparam integer QDEPTH = (VOQ != 0) ? VOQ_DEPTH : VOQ_DEPTH * N;  // same storage either way
     localparam integer NQ = (VOQ != 0) ? N : 1;
+    // route lookup candidates: the N ports' own PIDs, then the NRT table entries, padded to RP
+    // leaves of a binary priority tree (at least one padding leaf, which no key hits: its zero
+    // fields are the result of a lookup without a hit); each carries FW bits of egress fields
+    localparam integer RC = N + NRT;
+    localparam integer RL = $clog2(RC + 1);
+    localparam integer RP = 1 << RL;
+    localparam integer FW = N + PW + 4;
 
-    // ---------------------------------------------------------------- ingress stage
+    // ---------------------------------------------------------------- input cycle and stage 1
     reg          st_valid;
     reg [1:0]    st_cls;
     reg [127:0]  st_hdr;
+    reg [11:0]   st_sdpid;                       // DPID field of an S2M message (NDR / DRS place)
+    reg [1:0]    st_expk;                        // expected completion of an M2S message
     reg [511:0]  st_data;
     wire [3:0]   in_gnt;
     wire [1:0]   in_idx;
     wire         in_any;
-    wire         st_fire;
-    wire         st_free = !st_valid || st_fire;
+    wire         s2_free;                        // stage 2 takes the message of stage 1
+    wire         st_free = !st_valid || s2_free;
 
     rr_arbiter #(.N(4)) u_in_arb (.clk(clk), .rst(rst), .req(in_valid), .advance(st_free),
                                   .grant(in_gnt), .grant_idx(in_idx), .any(in_any));
@@ -138,11 +158,15 @@ module cxl_switch_port #(
         if (st_free && in_any) begin
             st_cls  <= in_idx;
             st_hdr  <= in_hdr[32'(in_idx)*128 +: 128];
+            st_sdpid <= (in_idx == C_DRS) ? in_hdr[3*128 + CXL_S2M_DRS_DPID_LSB +: 12]
+                                          : in_hdr[2*128 + CXL_S2M_NDR_DPID_LSB +: 12];
+            st_expk  <= (in_idx == C_RWD) ? exp_of(1'b1, in_hdr[1*128 + CXL_M2S_REQ_MEMOP_LSB +: 4])
+                                          : exp_of(1'b0, in_hdr[0*128 + CXL_M2S_REQ_MEMOP_LSB +: 4]);
             st_data <= (in_idx == C_DRS) ? in_data[512 +: 512] : in_data[0 +: 512];
         end
     end
 
-    // ---------------------------------------------------------------- fields of the staged message
+    // ---------------------------------------------------------------- fields of the message in stage 1
     wire        is_m2s = !st_cls[1];
     wire        is_rwd = (st_cls == C_RWD);
     wire        is_drs = (st_cls == C_DRS);
@@ -152,30 +176,30 @@ module cxl_switch_port #(
     wire [3:0]  m_ldid = st_hdr[CXL_M2S_REQ_LDID_LSB +: 4];
     wire [11:0] m_spid = st_hdr[CXL_M2S_REQ_SPID_LSB +: 12];
     wire [11:0] m_dpid = st_hdr[CXL_M2S_REQ_DPID_LSB +: 12];
-    wire [15:0] s_tag  = st_hdr[CXL_S2M_NDR_TAG_LSB +: 16];
-    wire [3:0]  s_ldid = is_drs ? st_hdr[CXL_S2M_DRS_LDID_LSB +: 4] : st_hdr[CXL_S2M_NDR_LDID_LSB +: 4];
-    wire [11:0] s_dpid = is_drs ? st_hdr[CXL_S2M_DRS_DPID_LSB +: 12] : st_hdr[CXL_S2M_NDR_DPID_LSB +: 12];
     wire        s_pois = is_drs & st_hdr[CXL_S2M_DRS_POISON_LSB];
     wire [1:0]  my_role = cfg_role[PORT*2 +: 2];
     wire [11:0] my_pid  = cfg_pid[PORT*12 +: 12];
 
-    // expected completion: 0 none, 1 NDR, 2 DRS, 3 reserved opcode
-    reg [1:0] exp_k;
-    always @* begin
-        if (is_rwd) begin
-            case (m_op)
-                CXL_M2S_RWD_OP_MEMWR, CXL_M2S_RWD_OP_MEMWRPTL, CXL_M2S_RWD_OP_BICONFLICT: exp_k = 2'd1;
-                default: exp_k = 2'd3;
-            endcase
-        end else begin
-            case (m_op)
-                CXL_M2S_REQ_OP_MEMINV, CXL_M2S_REQ_OP_MEMINVNT, CXL_M2S_REQ_OP_MEMCLNEVCT: exp_k = 2'd1;
-                CXL_M2S_REQ_OP_MEMRD, CXL_M2S_REQ_OP_MEMRDDATA: exp_k = 2'd2;
-                CXL_M2S_REQ_OP_MEMRDFWD, CXL_M2S_REQ_OP_MEMWRFWD, CXL_M2S_REQ_OP_MEMSPECRD: exp_k = 2'd0;
-                default: exp_k = 2'd3;
-            endcase
+    // expected completion of an M2S message (0 none, 1 NDR, 2 DRS, 3 reserved opcode), decoded in
+    // the input cycle (st_expk)
+    function automatic [1:0] exp_of(input rwd, input [3:0] op);
+        begin
+            if (rwd) begin
+                case (op)
+                    CXL_M2S_RWD_OP_MEMWR, CXL_M2S_RWD_OP_MEMWRPTL, CXL_M2S_RWD_OP_BICONFLICT: exp_of = 2'd1;
+                    default: exp_of = 2'd3;
+                endcase
+            end else begin
+                case (op)
+                    CXL_M2S_REQ_OP_MEMINV, CXL_M2S_REQ_OP_MEMINVNT, CXL_M2S_REQ_OP_MEMCLNEVCT: exp_of = 2'd1;
+                    CXL_M2S_REQ_OP_MEMRD, CXL_M2S_REQ_OP_MEMRDDATA: exp_of = 2'd2;
+                    CXL_M2S_REQ_OP_MEMRDFWD, CXL_M2S_REQ_OP_MEMWRFWD, CXL_M2S_REQ_OP_MEMSPECRD: exp_of = 2'd0;
+                    default: exp_of = 2'd3;
+                endcase
+            end
         end
-    end
+    endfunction
+    wire [1:0] exp_k = st_expk;
 
     // the switch's own answer to a request it cannot deliver (decode miss, tag conflict)
     reg [127:0] ans_hdr;
@@ -199,11 +223,11 @@ module cxl_switch_port #(
         end
     end
 
-    // ---------------------------------------------------------------- HDM decode
-    // The decode runs in the ingress cycle, on the two M2S inputs (Req and RwD) in parallel, and its
+    // ---------------------------------------------------------------- HDM decode (input cycle)
+    // The decode runs in the input cycle, on the two M2S inputs (Req and RwD) in parallel, and its
     // result is staged with the message: the decoder (a subtract, a shift and a mod-3 tree) is then
-    // not in series with the routing and queueing of the staged message. A message is decoded
-    // against the decoders committed when it enters the ingress stage (S2M messages: unused).
+    // not in series with the routing of the message in stage 1. A message is decoded against the
+    // decoders committed when it enters stage 1 (S2M messages: unused).
     wire        hq_hit, hw_hit;
     wire [11:0] hq_tgt, hw_tgt;
     reg         hdm_hit;
@@ -228,142 +252,205 @@ module cxl_switch_port #(
     reg  [19:0]         ot_key [0:OT_DEPTH-1];   // {LD-ID, Tag}
     reg                 ot_drs [0:OT_DEPTH-1];
     reg  [11:0]         ot_req [0:OT_DEPTH-1];
-    // lookup of the response staged at this port and the free entry: the lowest matching / free
-    // entry as a one-hot (prefix ORs, not an entry-by-entry priority scan) and its fields by AND-OR
-    wire [19:0]         s_key = {s_ldid, s_tag};
-    reg  [OT_DEPTH-1:0] ot_m;                    // valid entries holding the staged response's key
-    wire [OT_DEPTH-1:0] ot_moh, ot_foh;          // the lowest of them / the lowest free entry
-    reg                 ot_hit;
-    reg  [OTI-1:0]      ot_hidx;
-    reg                 ot_free;
-    reg  [OTI-1:0]      ot_fidx;
+    reg  [OT_DEPTH-1:0] del_oh;                  // entry deleted this cycle (one-hot, or none)
+    integer             q;
+
+    // lookup of the S2M inputs (NDR and DRS in parallel, input cycle): the matching entry as a
+    // one-hot (at most one, the keys being unique), without the entry deleted in this cycle, and
+    // its fields by AND-OR
+    wire [19:0]         ndr_key = {in_hdr[2*128 + CXL_S2M_NDR_LDID_LSB +: 4], in_hdr[2*128 + CXL_S2M_NDR_TAG_LSB +: 16]};
+    wire [19:0]         drs_key = {in_hdr[3*128 + CXL_S2M_DRS_LDID_LSB +: 4], in_hdr[3*128 + CXL_S2M_DRS_TAG_LSB +: 16]};
+    reg  [OT_DEPTH-1:0] ndr_m, drs_m;
+    reg                 ndr_drs, drs_drs;
+    reg  [11:0]         ndr_req, drs_req;
+    always @* begin
+        ndr_drs = 1'b0; drs_drs = 1'b0; ndr_req = 12'd0; drs_req = 12'd0;
+        for (q = 0; q < OT_DEPTH; q = q + 1) begin
+            ndr_m[q] = ot_v[q] && !del_oh[q] && ot_key[q] == ndr_key;
+            drs_m[q] = ot_v[q] && !del_oh[q] && ot_key[q] == drs_key;
+            ndr_drs  = ndr_drs | (ndr_m[q] & ot_drs[q]);
+            drs_drs  = drs_drs | (drs_m[q] & ot_drs[q]);
+            ndr_req  = ndr_req | (ndr_m[q] ? ot_req[q] : 12'd0);
+            drs_req  = drs_req | (drs_m[q] ? ot_req[q] : 12'd0);
+        end
+    end
+    // staged lookup: the entry stays matched until this port deletes it (a response ahead of this
+    // one that completed the same request)
+    reg  [OT_DEPTH-1:0] st_om;
     reg                 ot_e_drs;
     reg  [11:0]         ot_e_req;
-    integer             q;
-    genvar              go;
+    wire [OT_DEPTH-1:0] ot_m   = st_om & ~del_oh;
+    wire                ot_hit = |ot_m;
+    always @(posedge clk) begin
+        if (st_free && in_any) begin
+            st_om    <= (in_idx == C_DRS) ? drs_m : ndr_m;
+            ot_e_drs <= (in_idx == C_DRS) ? drs_drs : ndr_drs;
+            ot_e_req <= (in_idx == C_DRS) ? drs_req : ndr_req;
+        end else begin
+            st_om    <= ot_m;
+        end
+    end
+
+    // records from stage 2 of every ingress: one per cycle, round robin. Each ingress's key is
+    // compared with every entry in parallel (before the pick) but the one deleted in this cycle;
+    // the served one is recorded at the lowest free entry unless its key is outstanding (a tag
+    // conflict: its ingress answers it).
+    wire [N-1:0]        tq_gnt;
+    wire [PW-1:0]       tq_idx;
+    wire                tq_any;
+    reg  [N-1:0]        tq_m;                    // [i]: ingress i's key is outstanding here
+    wire [OT_DEPTH-1:0] ot_foh;                  // lowest free entry
+    wire                ot_full = &ot_v;
+    integer             r;
+    always @* begin
+        for (r = 0; r < N; r = r + 1) begin
+            tq_m[r] = 1'b0;
+            for (q = 0; q < OT_DEPTH; q = q + 1)
+                tq_m[r] = tq_m[r] | (ot_v[q] && !del_oh[q] && ot_key[q] == tq_key[r*20 +: 20]);
+        end
+    end
+    genvar go;
     generate
-        for (go = 0; go < OT_DEPTH; go = go + 1) begin : g_ot1h
+        for (go = 0; go < OT_DEPTH; go = go + 1) begin : g_free
             if (go == 0) begin : g_0
-                assign ot_moh[go] = ot_m[go];
                 assign ot_foh[go] = !ot_v[go];
             end else begin : g_n
-                assign ot_moh[go] = ot_m[go] && !(|ot_m[go-1:0]);
                 assign ot_foh[go] = !ot_v[go] && (&ot_v[go-1:0]);
             end
         end
     endgenerate
-    always @* begin
-        for (q = 0; q < OT_DEPTH; q = q + 1) ot_m[q] = ot_v[q] && ot_key[q] == s_key;
-        ot_hit = |ot_m; ot_free = !(&ot_v);
-        ot_hidx = {OTI{1'b0}}; ot_fidx = {OTI{1'b0}}; ot_e_drs = 1'b0; ot_e_req = 12'd0;
-        for (q = 0; q < OT_DEPTH; q = q + 1) begin
-            ot_hidx  = ot_hidx | (ot_moh[q] ? OTI'(q) : {OTI{1'b0}});
-            ot_fidx  = ot_fidx | (ot_foh[q] ? OTI'(q) : {OTI{1'b0}});
-            ot_e_drs = ot_e_drs | (ot_moh[q] & ot_drs[q]);
-            ot_e_req = ot_e_req | (ot_moh[q] ? ot_req[q] : 12'd0);
-        end
-    end
-
-    // records from the ingress stages: one per cycle, round robin; the served request is compared
-    // with every entry (a match is a tag conflict: the ingress answers it instead of recording)
-    wire [PW-1:0] tq_idx;
-    wire          tq_any;
-    rr_arbiter #(.N(N)) u_tq_arb (.clk(clk), .rst(rst), .req(tq_req), .advance(|(tq_done & tq_gnt)),
+    assign tq_conf = tq_gnt & tq_m;
+    assign tq_rec  = tq_gnt & ~tq_m & {N{!ot_full}};
+    wire ot_ins = |tq_rec;
+    rr_arbiter #(.N(N)) u_tq_arb (.clk(clk), .rst(rst), .req(tq_req), .advance(|(tq_conf | tq_rec)),
                                   .grant(tq_gnt), .grant_idx(tq_idx), .any(tq_any));
-    wire [19:0] tq_wkey = tq_key[32'(tq_idx)*20 +: 20];
-    reg         tq_match;
-    always @* begin
-        tq_match = 1'b0;
-        for (q = 0; q < OT_DEPTH; q = q + 1)
-            if (ot_v[q] && ot_key[q] == tq_wkey) tq_match = 1'b1;
-    end
-    assign tq_conf = tq_any && tq_match;
-    assign tq_free = ot_free;
-    wire ot_ins = |(tq_done & tq_gnt) && !tq_match;
 
     // ---------------------------------------------------------------- route lookups (PBR)
     // PBR route lookup of one DPID: an edge port (USP or DSP) whose own PID is the key routes to
     // that port (the lowest such port), else the lowest valid route entry with that DPID gives the
-    // egress; {hit, port}. The compares run in parallel and the pick is a one-hot (running ORs,
-    // which the mapper balances) with an AND-OR select, not a chain of selects.
-    function automatic [PW:0] route(input [11:0] key, input [NRT-1:0] v, input [NRT*12-1:0] dpid,
-                                    input [NRT*PW-1:0] port, input [N*2-1:0] role, input [N*12-1:0] pid);
-        reg          pm, rm, pseen, rseen;
-        reg [PW-1:0] pdst, rdst;
-        integer      i;
-        begin
-            pseen = 1'b0; rseen = 1'b0; pdst = {PW{1'b0}}; rdst = {PW{1'b0}};
-            for (i = 0; i < N; i = i + 1) begin
-                pm    = role[i*2 +: 2] != ROLE_FAB && pid[i*12 +: 12] == key;
-                pdst  = pdst | ((pm && !pseen) ? PW'(i) : {PW{1'b0}});
-                pseen = pseen | pm;
+    // egress. Each candidate carries FW bits of egress fields {4 flags, port, port one-hot} that
+    // depend on the configuration and on the kind of message only, so they are ready before the
+    // key; the compares run in parallel and a binary tree of 2:1 selects keeps the lowest hit (RL
+    // levels after them). Result: {hit, fields}, the fields all zero without a hit.
+    // flags of the message's route (F_*) and of the requester's route for a tag-conflict answer
+    // (C_*), above the port one-hot [0 +: N] (zero when the egress is not usable: F_OK / C_OK low)
+    // and the port [N +: PW]
+    localparam integer F_OK = N + PW, F_MIS = N + PW + 1, F_TRK = N + PW + 2, F_CLR = N + PW + 3;
+    localparam integer C_OK = N + PW, C_MIS = N + PW + 1, C_FAB = N + PW + 2;
+    wire             rsp_k = !is_m2s;                  // the message is routed as a response
+    wire [RP*FW-1:0] rf_m, rf_c;
+    genvar gk;
+    generate
+        for (gk = 0; gk < RP; gk = gk + 1) begin : g_rc
+            if (gk < RC) begin : g_c
+                wire [PW-1:0] rp;
+                wire [1:0]    rr = cfg_role[32'(rp)*2 +: 2];
+                wire          re = cfg_en[rp];
+                if (gk < N) begin : g_pid
+                    assign rp = PW'(gk);
+                end else begin : g_rt
+                    assign rp = rt_port[(gk-N)*PW +: PW];
+                end
+                // misroute: a U-turn, a request to a USP or a response to a DSP; ok: neither a
+                // misroute nor a disabled egress; trk: a request that reaches a DSP (recorded);
+                // clr: the edge conversion (a request to a DSP loses SPID/DPID, a response to a
+                // USP its DPID). A tag-conflict answer goes to a USP or fabric port.
+                wire mis  = rp == PW'(PORT) || rr == (rsp_k ? ROLE_DSP : ROLE_USP);
+                wire ok   = !mis && re;
+                wire c_ok = rr != ROLE_DSP && re;
+                assign rf_m[gk*FW +: FW] = {rr == (rsp_k ? ROLE_USP : ROLE_DSP), ok && rr == ROLE_DSP, mis, ok,
+                                            rp, ok ? N'(1) << rp : {N{1'b0}}};
+                assign rf_c[gk*FW +: FW] = {1'b0, rr == ROLE_FAB, rr == ROLE_DSP, c_ok,
+                                            rp, c_ok ? N'(1) << rp : {N{1'b0}}};
+            end else begin : g_pad
+                assign rf_m[gk*FW +: FW] = {FW{1'b0}};
+                assign rf_c[gk*FW +: FW] = {FW{1'b0}};
             end
-            for (i = 0; i < NRT; i = i + 1) begin
-                rm    = v[i] && dpid[i*12 +: 12] == key;
-                rdst  = rdst | ((rm && !rseen) ? port[i*PW +: PW] : {PW{1'b0}});
-                rseen = rseen | rm;
-            end
-            route = {pseen | rseen, pseen ? pdst : rdst};
         end
-    endfunction
-    reg  [11:0]   lk_dpid;
-    wire          rt_hit;
-    wire [PW-1:0] rt_dst;
-    assign {rt_hit, rt_dst} = route(lk_dpid, rt_valid, rt_dpid, rt_port, cfg_role, cfg_pid);
+    endgenerate
+    // the message's DPID: a USP's decoder target, a fabric request's DPID, the requester recorded
+    // at a DSP for a response, a fabric response's DPID (used only for PBR routing)
+    wire [11:0]   lk_dpid = is_m2s ? ((my_role == ROLE_USP) ? hdm_tgt : m_dpid)
+                                   : ((my_role == ROLE_DSP) ? ot_e_req : st_sdpid);
+    wire [FW:0]   rt;
+    wire          rt_hit = rt[FW];
+    wire [PW-1:0] rt_dst = rt[N +: PW];
     // requester of a request reaching a DSP (PBR: a USP's own PID, else the SPID), and its route
     // for a tag-conflict answer
     wire [11:0]   rq_pbr = (my_role == ROLE_USP) ? my_pid : m_spid;
-    wire          rq_hit;
-    wire [PW-1:0] rq_dst;
-    assign {rq_hit, rq_dst} = route(rq_pbr, rt_valid, rt_dpid, rt_port, cfg_role, cfg_pid);
+    wire [FW:0]   rq;
+    // the two lookups (l 0: the message's DPID, 1: the requester's PID): leaves RP..2*RP-1 are the
+    // candidates in order, node k of the heap keeps child 2k (the lower candidates) when it hit
+    wire [2*12-1:0]    lk_key = {rq_pbr, lk_dpid};
+    wire [2*RP*FW-1:0] lk_f   = {rf_c, rf_m};
+    genvar gl, gt;
+    generate
+        for (gl = 0; gl < 2; gl = gl + 1) begin : g_lk
+            // kept nets: the mapper then keeps the tree's RL selects instead of merging it with
+            // the compares and the decisions after it into a deeper net
+            (* keep *) wire [2*RP-1:1]     hh;   // a candidate under node k hit
+            (* keep *) wire [2*RP*FW-1:FW] tt;   // fields of the lowest hit under node k
+            for (gt = 0; gt < RP; gt = gt + 1) begin : g_leaf
+                if (gt < N) begin : g_pid
+                    assign hh[RP + gt] = cfg_role[gt*2 +: 2] != ROLE_FAB && cfg_pid[gt*12 +: 12] == lk_key[gl*12 +: 12];
+                end else if (gt < RC) begin : g_rt
+                    assign hh[RP + gt] = rt_valid[gt-N] && rt_dpid[(gt-N)*12 +: 12] == lk_key[gl*12 +: 12];
+                end else begin : g_pad
+                    assign hh[RP + gt] = 1'b0;
+                end
+                assign tt[(RP + gt)*FW +: FW] = lk_f[(gl*RP + gt)*FW +: FW];
+            end
+            for (gt = 1; gt < RP; gt = gt + 1) begin : g_node
+                assign hh[gt] = hh[2*gt] | hh[2*gt+1];
+                assign tt[gt*FW +: FW] = hh[2*gt] ? tt[2*gt*FW +: FW] : tt[(2*gt+1)*FW +: FW];
+            end
+        end
+    endgenerate
+    assign rt = {g_lk[0].hh[1], g_lk[0].tt[FW +: FW]};
+    assign rq = {g_lk[1].hh[1], g_lk[1].tt[FW +: FW]};
+    wire          rq_hit = rq[FW];
 
-    // ---------------------------------------------------------------- decode and route
-    reg         drop;
-    reg [PW-1:0] dst;
-    reg [1:0]   dcls;
-    reg [127:0] dhdr;
-    reg         dzero;     // data of a switch-made DRS is zero
-    reg [15:0]  dev;
-    reg         ot_del;
-    reg         use_rt;    // final egress comes from the route lookup
-    reg         rsp_rt;    // routed message is a response (else a request)
-    reg         own;       // switch-made answer
-    reg [1:0]   eg_role;
-    reg [11:0]  rq_id;     // requester recorded with a tracked request
-    reg [11:0]  hbr_p;
-    reg         trk;       // request to a DSP that expects a completion: must be recorded
+    // ---------------------------------------------------------------- stage 1: decode and route
+    // First what does not depend on the route lookup (p_*), then the lookup's part on top of it.
+    reg          p_drop;   // dropped before any routing
+    reg [15:0]   p_dev;
+    reg [1:0]    dcls;
+    reg [127:0]  p_hdr;
+    reg          ot_del;
+    reg          use_rt;   // final egress comes from the route lookup
+    reg          rsp_rt;   // routed message is a response (else a request)
+    reg          own;      // switch-made answer
+    reg          p_dsp;    // egress is a DSP (HBR request)
+    reg [11:0]   rq_id;    // requester recorded with a tracked request
 
     always @* begin
-        drop = 1'b0; dst = {PW{1'b0}}; dcls = st_cls; dhdr = st_hdr; dzero = 1'b0;
-        dev = 16'd0; ot_del = 1'b0; use_rt = 1'b0; rsp_rt = 1'b0; trk = 1'b0;
-        own = 1'b0; lk_dpid = 12'd0; eg_role = ROLE_USP; rq_id = 12'd0; hbr_p = 12'd0;
+        p_drop = 1'b0; dcls = st_cls; p_hdr = st_hdr;
+        p_dev = 16'd0; ot_del = 1'b0; use_rt = 1'b0; rsp_rt = 1'b0;
+        own = 1'b0; p_dsp = 1'b0; rq_id = 12'd0;
         if (!cfg_en[PORT]) begin
-            drop = 1'b1; dev[E_RX_DIS] = 1'b1;
+            p_drop = 1'b1; p_dev[E_RX_DIS] = 1'b1;
         end else if (is_m2s) begin
             if (my_role == ROLE_DSP) begin
-                drop = 1'b1; dev[E_BAD_DIR] = 1'b1;
+                p_drop = 1'b1; p_dev[E_BAD_DIR] = 1'b1;
             end else if (exp_k == 2'd3) begin
-                drop = 1'b1; dev[E_BAD_OP] = 1'b1;
+                p_drop = 1'b1; p_dev[E_BAD_OP] = 1'b1;
             end else if (my_role == ROLE_USP && !hdm_hit) begin
                 // decode miss: the switch answers (reads: DRS MemData-NXM, writes: NDR Cmp)
                 if (exp_k == 2'd0) begin
-                    drop = 1'b1; dev[E_NXM_NONE] = 1'b1;
+                    p_drop = 1'b1; p_dev[E_NXM_NONE] = 1'b1;
                 end else begin
                     own = 1'b1;
-                    dst = PW'(PORT);
-                    dhdr = ans_hdr;
+                    p_hdr = ans_hdr;
                     dcls = ans_cls;
-                    dzero = 1'b1;
-                    if (exp_k == 2'd2) dev[E_NXM_RD] = 1'b1;
-                    else               dev[E_NXM_WR] = 1'b1;
+                    if (exp_k == 2'd2) p_dev[E_NXM_RD] = 1'b1;
+                    else               p_dev[E_NXM_WR] = 1'b1;
                 end
             end else if (my_role == ROLE_USP && !cfg_pbr) begin
-                // HBR: decoder target is the egress port
-                dst = PW'(hdm_tgt);
+                // HBR: decoder target is the egress port (p_dst)
                 if (hdm_tgt >= 12'(N)) begin
-                    drop = 1'b1; dev[E_MISROUTE] = 1'b1;
+                    p_drop = 1'b1; p_dev[E_MISROUTE] = 1'b1;
                 end else begin
-                    eg_role = ROLE_DSP;
+                    p_dsp = 1'b1;
                     rq_id = 12'(PORT);
                 end
             end else begin
@@ -371,125 +458,183 @@ module cxl_switch_port #(
                 use_rt = 1'b1;
                 rq_id = rq_pbr;
                 if (my_role == ROLE_USP) begin
-                    dhdr[CXL_M2S_REQ_SPID_LSB +: 12] = my_pid;
-                    dhdr[CXL_M2S_REQ_DPID_LSB +: 12] = hdm_tgt;
-                    dhdr[CXL_M2S_REQ_LDID_LSB +: 4] = 4'd0;
-                    if (!is_rwd) dhdr[CXL_M2S_REQ_ADDR5_LSB] = 1'b0;
-                    lk_dpid = hdm_tgt;
-                end else begin
-                    lk_dpid = m_dpid;
+                    p_hdr[CXL_M2S_REQ_SPID_LSB +: 12] = my_pid;
+                    p_hdr[CXL_M2S_REQ_DPID_LSB +: 12] = hdm_tgt;
+                    p_hdr[CXL_M2S_REQ_LDID_LSB +: 4] = 4'd0;
+                    if (!is_rwd) p_hdr[CXL_M2S_REQ_ADDR5_LSB] = 1'b0;
                 end
             end
         end else begin
             if (my_role == ROLE_USP) begin
-                drop = 1'b1; dev[E_BAD_DIR] = 1'b1;
+                p_drop = 1'b1; p_dev[E_BAD_DIR] = 1'b1;
             end else if (my_role == ROLE_DSP) begin
                 if (!ot_hit || (!ot_e_drs && is_drs)) begin
-                    drop = 1'b1; dev[E_UNEXP] = 1'b1;
+                    p_drop = 1'b1; p_dev[E_UNEXP] = 1'b1;
                 end else begin
                     ot_del = (ot_e_drs == is_drs);
                     if (cfg_pbr) begin
                         use_rt = 1'b1; rsp_rt = 1'b1;
-                        lk_dpid = ot_e_req;
                         if (is_drs) begin
-                            dhdr[CXL_S2M_DRS_DPID_LSB +: 12] = ot_e_req;
-                            dhdr[CXL_S2M_DRS_LDID_LSB +: 4] = 4'd0;
+                            p_hdr[CXL_S2M_DRS_DPID_LSB +: 12] = ot_e_req;
+                            p_hdr[CXL_S2M_DRS_LDID_LSB +: 4] = 4'd0;
                         end else begin
-                            dhdr[CXL_S2M_NDR_DPID_LSB +: 12] = ot_e_req;
-                            dhdr[CXL_S2M_NDR_LDID_LSB +: 4] = 4'd0;
+                            p_hdr[CXL_S2M_NDR_DPID_LSB +: 12] = ot_e_req;
+                            p_hdr[CXL_S2M_NDR_LDID_LSB +: 4] = 4'd0;
                         end
-                    end else begin
-                        hbr_p = ot_e_req;
-                        dst = PW'(hbr_p);
                     end
+                    // HBR: back to the recorded requester port (p_dst)
                 end
             end else begin
                 use_rt = 1'b1; rsp_rt = 1'b1;
-                lk_dpid = s_dpid;
             end
         end
-        // PBR routing of the message by its DPID
-        if (use_rt && !drop) begin
-            dst = rt_dst;
-            eg_role = cfg_role[32'(rt_dst)*2 +: 2];
-            if (!rt_hit) begin
-                drop = 1'b1; dev[E_UNK_DPID] = 1'b1;
-            end else if (!rsp_rt && (rt_dst == PW'(PORT) || eg_role == ROLE_USP)) begin
-                drop = 1'b1; dev[E_MISROUTE] = 1'b1;
-            end else if (rsp_rt && (rt_dst == PW'(PORT) || eg_role == ROLE_DSP)) begin
-                drop = 1'b1; dev[E_MISROUTE] = 1'b1;
-            end else if (!rsp_rt && eg_role == ROLE_DSP) begin
-                // DSP edge: back to HBR
-                dhdr[CXL_M2S_REQ_SPID_LSB +: 12] = 12'd0;
-                dhdr[CXL_M2S_REQ_DPID_LSB +: 12] = 12'd0;
-            end else if (rsp_rt && eg_role == ROLE_USP) begin
-                if (is_drs) dhdr[CXL_S2M_DRS_DPID_LSB +: 12] = 12'd0;
-                else        dhdr[CXL_S2M_NDR_DPID_LSB +: 12] = 12'd0;
-            end
+    end
+
+    // egress when not routed by DPID (used only then): a decode-miss answer goes back to this port
+    // (enabled, else the message was dropped on entry), an HBR request to its decoder target, an
+    // HBR response to its recorded requester; and whether that egress is enabled
+    wire [PW-1:0] p_dst = is_m2s ? (hdm_hit ? PW'(hdm_tgt) : PW'(PORT)) : PW'(ot_e_req);
+    wire          p_en  = is_m2s ? (!hdm_hit || cfg_en[PW'(hdm_tgt)]) : cfg_en[PW'(ot_e_req)];
+    // PBR routing of the message by its DPID: unknown DPID, misroute, disabled egress, in that
+    // order; a request to a DSP edge goes back to HBR, a response to a USP edge loses its DPID
+    // (clr_m / clr_s: done on the way into the queues, in stage 2)
+    wire          r_unk = use_rt && !rt_hit;
+    wire          drop  = p_drop || !(use_rt ? rt[F_OK] : p_en);
+    wire [PW-1:0] dst   = use_rt ? rt_dst : p_dst;
+    wire [N-1:0]  d_poh = use_rt ? rt[0 +: N] : (p_en ? N'(1) << p_dst : {N{1'b0}});   // egress, if usable
+    // requests leaving a DSP are recorded so the response finds its requester
+    wire          trk   = !p_drop && is_m2s && !own && exp_k != 2'd0 && (use_rt ? rt[F_TRK] : (p_dsp && p_en));
+    wire          clr_m = use_rt && !rsp_rt && rt[F_CLR];
+    wire          clr_s = use_rt && rsp_rt && rt[F_CLR];
+    wire [127:0]  dhdr  = p_hdr;
+    reg [15:0]    dev;
+    always @* begin
+        dev = p_dev;
+        if (!p_drop) begin
+            dev[E_UNK_DPID] = r_unk;
+            dev[E_MISROUTE] = use_rt && rt_hit && rt[F_MIS];
+            dev[E_EG_DIS]   = use_rt ? (rt_hit && !rt[F_OK] && !rt[F_MIS]) : !p_en;
         end
-        if (!drop && !cfg_en[dst]) begin
-            drop = 1'b1; dev[E_EG_DIS] = 1'b1;
-        end
-        // requests leaving a DSP are recorded so the response finds its requester
-        trk = !drop && is_m2s && !own && eg_role == ROLE_DSP && exp_k != 2'd0;
         if (!drop && !own) begin
-            dev[is_m2s ? E_FWD_REQ : E_FWD_RSP] = 1'b1;
-            dev[E_POISON] = m_pois | s_pois;
+            dev[E_FWD_REQ] = is_m2s;
+            dev[E_FWD_RSP] = !is_m2s;
+            dev[E_POISON]  = m_pois | s_pois;
         end
     end
 
     // tag-conflict answer: to the requester (HBR: this ingress; PBR: routed by its PID)
     reg          c_drop;
     reg [PW-1:0] c_dst;
+    reg [N-1:0]  c_poh;
     reg [127:0]  c_hdr;
     reg [15:0]   c_dev;
-    reg [1:0]    c_role;
     always @* begin
-        c_drop = 1'b0; c_dst = PW'(PORT); c_hdr = ans_hdr; c_dev = 16'd0; c_role = ROLE_USP;
+        c_drop = 1'b0; c_dst = PW'(PORT); c_poh = N'(1) << PORT; c_hdr = ans_hdr; c_dev = 16'd0;
         c_dev[E_TAG_CONF] = 1'b1;
         if (cfg_pbr) begin
-            c_dst = rq_dst;
-            c_role = cfg_role[32'(rq_dst)*2 +: 2];
-            if (!rq_hit) begin
-                c_drop = 1'b1; c_dev[E_UNK_DPID] = 1'b1;
-            end else if (c_role == ROLE_DSP) begin
-                c_drop = 1'b1; c_dev[E_MISROUTE] = 1'b1;
-            end else if (c_role == ROLE_FAB) begin
+            c_dst = rq[N +: PW];
+            c_poh = rq[0 +: N];
+            c_drop = !rq[C_OK];
+            c_dev[E_UNK_DPID] = !rq_hit;
+            c_dev[E_MISROUTE] = rq_hit && rq[C_MIS];
+            c_dev[E_EG_DIS] = rq_hit && !rq[C_OK] && !rq[C_MIS];
+            if (rq[C_FAB]) begin
                 if (exp_k == 2'd2) c_hdr[CXL_S2M_DRS_DPID_LSB +: 12] = rq_pbr;
                 else               c_hdr[CXL_S2M_NDR_DPID_LSB +: 12] = rq_pbr;
             end
-        end
-        if (!c_drop && !cfg_en[c_dst]) begin
-            c_drop = 1'b1; c_dev[E_EG_DIS] = 1'b1;
+        end else if (!cfg_en[PORT]) begin
+            c_drop = 1'b1; c_poh = {N{1'b0}}; c_dev[E_EG_DIS] = 1'b1;
         end
     end
 
-    // the table of DSP `dst` serves this request (or finds its key outstanding)
-    assign tk_req = st_valid && trk;
-    assign tk_dst = dst;
-    assign tk_key = {dhdr[CXL_M2S_REQ_LDID_LSB +: 4], dhdr[CXL_M2S_REQ_TAG_LSB +: 16]};
-    assign tk_drs = (exp_k == 2'd2);
-    assign tk_rq  = rq_id;
-    wire   k_gnt  = tk_gnt_in[dst];
-    wire   k_conf = trk && k_gnt && tk_conf_in[dst];
-    wire   k_wait = trk && !(k_gnt && (tk_conf_in[dst] || tk_free_in[dst]));
+    // the queue each outcome writes (one-hot over the NQ*4 queues, none when dropped): the
+    // message's own, and the tag-conflict answer's (used only when the message is recorded)
+    reg [NQ*4-1:0] n_oh, c_oh;
+    always @* begin
+        for (q = 0; q < NQ * 4; q = q + 1) begin
+            n_oh[q] = !p_drop && dcls == 2'(q % 4) && (VOQ == 0 ? !drop : d_poh[q / 4]);
+            c_oh[q] = ans_cls == 2'(q % 4) && (VOQ == 0 ? !c_drop : c_poh[q / 4]);
+        end
+    end
 
-    wire         f_drop = k_conf ? c_drop : drop;
-    wire [PW-1:0] f_dst = k_conf ? c_dst : dst;
-    wire [1:0]   f_cls  = k_conf ? ans_cls : dcls;
-    wire [127:0] f_hdr  = k_conf ? c_hdr : dhdr;
-    wire         f_zero = k_conf | dzero;
-    wire [15:0]  f_dev  = k_conf ? c_dev : dev;
-    wire         wr_ready;
-    assign st_fire = st_valid && (f_drop || (wr_ready && !k_wait));
-    assign tk_done = st_fire && trk;
-    assign ev = st_fire ? f_dev : 16'd0;
+    // ---------------------------------------------------------------- stage 2: table and VOQ write
+    // A request must leave its key in the table of its DSP before it is queued: it asks that
+    // table (tk_req) until served; served, it is either recorded (then queued as decided in
+    // stage 1) or found outstanding (then the switch's answer is queued instead). The outcome is
+    // kept (r_tres, r_tconf) while the message waits for its queue. Requests go to class 0/1
+    // queues and answers to class 2/3 ones, so each queue's input is fixed by stage 1 and only the
+    // write enables depend on the table.
+    reg            r_valid;
+    reg            r_drop, r_cdrop, r_trk, r_tres, r_tconf, r_m2s, r_clr_m, r_clr_s;
+    reg [N-1:0]    r_doh;
+    reg [NQ*4-1:0] r_noh, r_coh;
+    reg [127:0]    r_hdr_m, r_hdr_s;     // header into the class 0/1 and the class 2/3 queues (for an
+                                         // M2S message the latter is the tag-conflict answer)
+    reg [PW-1:0]   r_dst_m, r_dst_s;     // egress of the message in those queues (VOQ 0)
+    reg [511:0]    r_data;
+    reg [15:0]     r_dev, r_cdev;
+    reg [19:0]     r_key;
+    reg            r_drs;
+    reg [11:0]     r_rq;
+    wire [NQ*4-1:0] qrdy;                 // queue q can take a message
+
+    wire conf_now = |tk_conf_in;          // tables serve only the ingress that asks them
+    wire rec_now  = |tk_rec_in;
+    wire ok_n = !r_trk || (r_tres && !r_tconf) || rec_now;   // may take its stage-1 decision
+    wire ok_c = (r_tres && r_tconf) || conf_now;              // must be answered (tag conflict)
+    wire [NQ*4-1:0] q_we = ((r_noh & {NQ*4{ok_n}}) | (r_coh & {NQ*4{ok_c}})) & qrdy & {NQ*4{r_valid}};
+    // leaves this cycle: the terms that do not wait for the table are formed first
+    wire can_n  = r_valid && (r_drop || |(r_noh & qrdy));     // its own outcome can be taken
+    wire can_c  = r_valid && (r_cdrop || |(r_coh & qrdy));    // the answer can be taken
+    wire fire_k = ((!r_trk || (r_tres && !r_tconf)) && can_n) || (r_tres && r_tconf && can_c);
+    wire fire   = fire_k || (conf_now && can_c) || (rec_now && can_n);
+    assign s2_free = !r_valid || fire;
+    assign tk_req  = r_doh & {N{r_valid && r_trk && !r_tres}};
+    assign tk_key  = r_key;
+    assign tk_drs  = r_drs;
+    assign tk_rq   = r_rq;
+    assign ev = fire ? (ok_c ? r_cdev : r_dev) : 16'd0;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            r_valid <= 1'b0;
+            del_oh  <= {OT_DEPTH{1'b0}};
+        end else begin
+            if (s2_free) r_valid <= st_valid;
+            // a response leaving stage 1 deletes the entry it completes in its first stage-2 cycle
+            del_oh <= (st_valid && s2_free && ot_del) ? ot_m : {OT_DEPTH{1'b0}};
+        end
+    end
+    always @(posedge clk) begin
+        if (s2_free) begin
+            r_drop   <= drop;
+            r_cdrop  <= c_drop;
+            r_trk    <= trk;
+            r_tres   <= 1'b0;
+            r_tconf  <= 1'b0;
+            r_m2s    <= is_m2s;
+            r_clr_m  <= clr_m;
+            r_clr_s  <= clr_s;
+            r_doh    <= d_poh;
+            r_noh    <= n_oh;
+            r_coh    <= c_oh;
+            r_hdr_m  <= dhdr;
+            r_hdr_s  <= (is_m2s && !own) ? c_hdr : dhdr;
+            r_dst_m  <= dst;
+            r_dst_s  <= (is_m2s && !own) ? c_dst : dst;
+            r_data   <= st_data;
+            r_dev    <= dev;
+            r_cdev   <= c_dev;
+            r_key    <= {dhdr[CXL_M2S_REQ_LDID_LSB +: 4], dhdr[CXL_M2S_REQ_TAG_LSB +: 16]};
+            r_drs    <= (exp_k == 2'd2);
+            r_rq     <= rq_id;
+        end else begin
+            r_tres   <= r_tres || conf_now || rec_now;
+            r_tconf  <= r_tconf || conf_now;
+        end
+    end
 
     // ---------------------------------------------------------------- virtual output queues
-    wire [N*4-1:0]  qrdy;        // queue for (egress j, class c) can take a message
-    assign wr_ready = qrdy[32'(f_dst)*4 + 32'(f_cls)];
-    wire [511:0] wdata = f_zero ? 512'd0 : st_data;
-
     genvar gj, gc, gn;
     generate
         for (gj = 0; gj < NQ; gj = gj + 1) begin : g_q
@@ -498,35 +643,42 @@ module cxl_switch_port #(
                 localparam integer DW = HAS_D * 512;
                 localparam integer XW = (VOQ != 0) ? 0 : PW;
                 localparam integer W = 128 + DW + XW;
+                localparam integer QI = gj * 4 + gc;
                 wire [W-1:0] fin;
                 wire [W-1:0] fout;
-                wire         f_in_valid, f_in_ready, f_out_valid, f_out_ready;
+                wire         f_in_ready, f_out_valid, f_out_ready;
                 wire [$clog2(QDEPTH+1)-1:0] f_count;
                 wire [PW-1:0] q_dst;
                 if (VOQ != 0) begin : g_voq
-                    assign f_in_valid = st_fire && !f_drop && f_dst == PW'(gj) && f_cls == 2'(gc);
                     assign f_out_ready = pop[gj*4 + gc];
                     assign q_dst = PW'(gj);
                 end else begin : g_fifo
-                    assign f_in_valid = st_fire && !f_drop && f_cls == 2'(gc);
                     assign f_out_ready = pop[32'(q_dst)*4 + gc];  // only egress q_dst sees this head
                     assign q_dst = fout[W-1 -: PW];
                 end
                 if (HAS_D != 0) begin : g_d
-                    assign fin[128 +: DW] = wdata;
+                    // RwD: the request's data; DRS: a response's data, zero for the switch's answers
+                    // (the only DRS an M2S message makes)
+                    assign fin[128 +: DW] = (gc == 3 && r_m2s) ? 512'd0 : r_data;
                 end
                 if (XW != 0) begin : g_x
-                    assign fin[W-1 -: XW] = f_dst;
+                    assign fin[W-1 -: XW] = (gc < 2) ? r_dst_m : r_dst_s;
                 end
-                assign fin[0 +: 128] = f_hdr;
+                // edge conversion: a request to a DSP loses SPID and DPID, a response to a USP its DPID
+                localparam [127:0] CLR = (gc < 2) ? ({{116{1'b0}}, {12{1'b1}}} << CXL_M2S_REQ_SPID_LSB |
+                                                     {{116{1'b0}}, {12{1'b1}}} << CXL_M2S_REQ_DPID_LSB)
+                                       : (gc == 2) ? {{116{1'b0}}, {12{1'b1}}} << CXL_S2M_NDR_DPID_LSB
+                                       : {{116{1'b0}}, {12{1'b1}}} << CXL_S2M_DRS_DPID_LSB;
+                assign fin[0 +: 128] = (gc < 2) ? (r_hdr_m & ~(CLR & {128{r_clr_m}}))
+                                                : (r_hdr_s & ~(CLR & {128{r_clr_s}}));
+                assign qrdy[QI] = f_in_ready;
                 sync_fifo #(.WIDTH(W), .DEPTH(QDEPTH)) u_q (
-                    .clk(clk), .rst(rst), .in_valid(f_in_valid), .in_ready(f_in_ready), .in_data(fin),
+                    .clk(clk), .rst(rst), .in_valid(q_we[QI]), .in_ready(f_in_ready), .in_data(fin),
                     .out_valid(f_out_valid), .out_ready(f_out_ready), .out_data(fout), .count(f_count));
                 for (gn = 0; gn < N; gn = gn + 1) begin : g_fan
                     if (VOQ != 0 ? gn == gj : 1'b1) begin : g_one
                         localparam integer IDX = gn * 4 + gc;
                         assign head_valid[IDX] = f_out_valid && q_dst == PW'(gn);
-                        assign qrdy[IDX] = f_in_ready;
                         assign qo_hdr[IDX*128 +: 128] = fout[0 +: 128];
                         if (HAS_D != 0) begin : g_od
                             assign qo_data[(gn*2 + gc/2)*512 +: 512] = fout[128 +: 512];
@@ -559,21 +711,23 @@ module cxl_switch_port #(
     endgenerate
 
     // ---------------------------------------------------------------- table updates
+    // a delete (an entry matched by a staged response) and a record (a free entry) never meet
     always @(posedge clk) begin
-        if (rst) begin
-            ot_v <= {OT_DEPTH{1'b0}};
-        end else begin
-            if (st_fire && ot_del) ot_v[ot_hidx] <= 1'b0;
-            if (ot_ins) ot_v[ot_fidx] <= 1'b1;
-        end
+        if (rst) ot_v <= {OT_DEPTH{1'b0}};
+        else     ot_v <= (ot_v & ~del_oh) | (ot_foh & {OT_DEPTH{ot_ins}});
     end
-    always @(posedge clk) begin
-        if (ot_ins) begin
-            ot_key[ot_fidx] <= tq_wkey;
-            ot_drs[ot_fidx] <= tq_drs[tq_idx];
-            ot_req[ot_fidx] <= tq_rq[32'(tq_idx)*12 +: 12];
+    genvar gw;
+    generate
+        for (gw = 0; gw < OT_DEPTH; gw = gw + 1) begin : g_otw
+            always @(posedge clk) begin
+                if (ot_ins && ot_foh[gw]) begin
+                    ot_key[gw] <= tq_key[32'(tq_idx)*20 +: 20];
+                    ot_drs[gw] <= tq_drs[tq_idx];
+                    ot_req[gw] <= tq_rq[32'(tq_idx)*12 +: 12];
+                end
+            end
         end
-    end
+    endgenerate
     reg [OTW-1:0] used;
     always @* begin
         used = {OTW{1'b0}};
@@ -581,6 +735,6 @@ module cxl_switch_port #(
     end
     assign ot_used = used;
 
-    wire unused = &{1'b0, hbr_p[11:PW], st_data[0]};
+    wire unused = &{1'b0, tq_any, r_dst_m, r_dst_s};
 endmodule
 `default_nettype wire

@@ -33,14 +33,12 @@ module fv_switch_port #(
     input wire [1:0]            xi_cls,
     input wire [127:0]          xi_hdr,
     input wire [511:0]          xi_data,
-    input wire [N-1:0]          tk_gnt_in,
     input wire [N-1:0]          tk_conf_in,
-    input wire [N-1:0]          tk_free_in,
+    input wire [N-1:0]          tk_rec_in,
     input wire [N-1:0]          tq_req,
     input wire [N*20-1:0]       tq_key,
     input wire [N-1:0]          tq_drs,
-    input wire [N*12-1:0]       tq_rq,
-    input wire [N-1:0]          tq_done
+    input wire [N*12-1:0]       tq_rq
 );
     reg started = 1'b0;
     always @(posedge clk) started <= started | rst;
@@ -62,8 +60,7 @@ module fv_switch_port #(
         .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .rt_valid(rt_valid),
         .rt_dpid(rt_dpid), .rt_port(rt_port), .head_valid(), .qo_hdr(), .qo_data(), .pop(pop),
         .eg_rdy(), .xi_valid(xi_valid), .xi_cls(xi_cls), .xi_hdr(xi_hdr), .xi_data(xi_data),
-        .tk_req(), .tk_dst(), .tk_key(), .tk_drs(), .tk_rq(), .tk_done(), .tk_gnt_in(tk_gnt_in),
-        .tk_conf_in(tk_conf_in), .tk_free_in(tk_free_in), .tq_req(tq_req), .tq_key(tq_key),
-        .tq_drs(tq_drs), .tq_rq(tq_rq), .tq_done(tq_done), .tq_gnt(), .tq_conf(), .tq_free(),
+        .tk_req(), .tk_key(), .tk_drs(), .tk_rq(), .tk_conf_in(tk_conf_in), .tk_rec_in(tk_rec_in),
+        .tq_req(tq_req), .tq_key(tq_key), .tq_drs(tq_drs), .tq_rq(tq_rq), .tq_conf(), .tq_rec(),
         .ev(), .ot_used());
 endmodule

@@ -298,6 +298,54 @@ class TagConflictPBR(TagConflictBase):
     mode = "pbr"
 
 
+@pyuvm.test(timeout_time=1000, timeout_unit="us")
+class ResponseHazard(SwitchTestBase):
+    """Responses to one outstanding request entering a DSP back to back: the first completes the
+    request and deletes its table entry, a second with the same key right behind it (the next cycle
+    or one later, so it is looked up while the first is in stage 1 or 2) is an unexpected response,
+    as the model says; an NDR for a read is forwarded without completing it, the DRS after it
+    completes it. The device holds its own answers back (and they are discarded), the test sends
+    the responses into the DSP itself."""
+
+    check_coverage = False
+
+    def scenario(self):
+        cfg, _ = hbr_setup(n_ports())
+        return cfg, {}
+
+    async def body(self) -> None:
+        dec, r, dev = self.cfg.decoders[0], self.rng, self.env.dev
+        dsp = dec.targets[0]
+
+        def rd(tag: int) -> M2SReq:
+            return M2SReq(memop=int(M2SReqOp.MEMRD), tag=tag, addr=hpa_for_way(dec, 0, r) >> 6)
+
+        def wr(tag: int) -> M2SRwD:
+            return M2SRwD(memop=int(M2SRwDOp.MEMWR), tag=tag, addr=hpa_for_way(dec, 0, r) >> 6, data=r.randbytes(64))
+
+        def drs(tag: int) -> S2MDRS:
+            return S2MDRS(memop=int(S2MDRSOp.MEMDATA), tag=tag, data=r.randbytes(64))
+
+        def ndr(tag: int) -> S2MNDR:
+            return S2MNDR(memop=int(S2MNDROp.CMP), tag=tag)
+        dev.hold = True
+        await self.send_all({0: [rd(1), rd(2), rd(3), wr(4), rd(5), wr(6)]})
+        await self.settle()
+        dev.pending.clear()
+        # the same DRS twice on one input: the second is looked up while the first is in stage 1
+        await self.send_all({dsp: [drs(1), drs(1)]})
+        await self.settle()
+        # NDR then DRS for a read, and a duplicate on the other input two cycles behind
+        await self.send_all({dsp: [ndr(2), drs(2), drs(2)]})
+        await self.settle()
+        # interleaved inputs: completions and duplicates of three requests
+        await self.send_all({dsp: [drs(3), ndr(4), drs(3), ndr(4), drs(5), ndr(6), ndr(6), drs(5)]})
+        await self.settle()
+        dev.hold = False
+        c = self.model.counters
+        assert c.unexpected_rsp == 6, f"model unexpected_rsp {c.unexpected_rsp}"
+
+
 # ------------------------------------------------------------------------------ error traffic
 @pyuvm.test(timeout_time=1000, timeout_unit="us")
 class ErrorTrafficHBR(SwitchTestBase):
