@@ -63,6 +63,16 @@ def test_bridge_core(name: str) -> None:
     run_core(CONFIGS[name], name, TESTS)
 
 
+# a write queue and HBM slots smaller than the lane's outstanding lines: a burst of fills must wait
+# for the queue (S2M DRS ready low), never be dropped; random traffic on the same small queue
+WQ_CONFIG = TbConfig(flavor=UALINK, buf_en=1, wq_depth=2, hbm_inflight=2)
+
+
+@pytest.mark.rtl
+def test_bridge_write_queue_full() -> None:
+    run_core(WQ_CONFIG, "ua_wq", ["BridgeFillBackPressureTest", "BridgeRandomTest"])
+
+
 LINK_SOURCES = ("link/cxl_link.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v",
                 "link/cxl_crc16_68b.v", "link/cxl_flit256_tx.v", "link/cxl_flit256_rx.v",
                 "link/cxl_flit256_rx_slot.v",

@@ -176,6 +176,10 @@ class CxlMemAgent(uvm_component):
         self.accept_log: list[tuple[int, str, int]] = []
         self.withhold: int | None = None       # answer the n-th MemRd only when released
         self.held: list[tuple[int, tuple[int, int]]] = []
+        self.hold_all = False                  # answer every MemRd only when released (bursts)
+        # cycles a response waited on the bridge's ready, per channel (DRS fills wait for a full
+        # HBM write queue; H2D Rsp for the D2H Data output)
+        self.wait_cycles = {ch: 0 for ch in self.CH}
         self.strict_ready = os.environ.get("XB_TOP", "") == ""
         self.inject_on = True                  # quiesce() turns fault injection off before the counts are compared
 
@@ -195,6 +199,7 @@ class CxlMemAgent(uvm_component):
             self._push(lane, "drs", 0, item)
         self.held = []
         self.withhold = None
+        self.hold_all = False
 
     def _check_addr(self, kind: str, line: int, lane: int) -> None:
         b = self.cfg.bridge
@@ -335,8 +340,10 @@ class CxlMemAgent(uvm_component):
                                 and self.rng.random() < f.dup_drs):
                             self._push(ln, ch, 0, ("stray", item[1], item[2]))
                             self._inject("dup_drs")
-                    elif self.strict_ready and ch in strict:
-                        self.errors.append(f"bridge not ready for {ch} lane {ln} (the core must always accept)")
+                    else:
+                        self.wait_cycles[ch] += 1
+                        if self.strict_ready and ch in strict:
+                            self.errors.append(f"bridge not ready for {ch} lane {ln} (the core must always accept)")
             lat = self.rng.randint(*self.lat)
             m2s_req_v = int(dut.m2s_req_valid.value)
             m2s_rwd_v = int(dut.m2s_rwd_valid.value)
@@ -361,7 +368,7 @@ class CxlMemAgent(uvm_component):
                     self.rd_lane[r.tag] = ln
                     self.accept_log.append((self.cyc, "rd", r.addr))
                     n_rd += 1
-                    if self.withhold is not None and n_rd == self.withhold:
+                    if self.hold_all or (self.withhold is not None and n_rd == self.withhold):
                         self.held.append((ln, ("ok", r.tag, r.addr)))
                     else:
                         self._push(ln, "drs", lat, ("ok", r.tag, r.addr))

@@ -434,6 +434,71 @@ class BridgeWriteBurstTest(BridgeBase):
 
 
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
+class BridgeFillBackPressureTest(BridgeBase):
+    """Read-miss fills arrive faster than the HBM takes them: the CXL agent holds the answers to
+    every outstanding MemRd and then releases them at once, so each lane receives its S2M DRS back
+    to back. A fill waits for room in the lane's HBM write queue (S2M DRS ready low) and is never
+    dropped: the DRS must be seen waiting, every read is answered with the far-side data, and the
+    same lines read again afterwards are HBM hits with that data (scoreboard and final memory
+    against the model). Full-line writes to the filled lines follow, so write updates and fills
+    share the queue. Meaningful on a configuration whose write queue and HBM slots are smaller
+    than a lane's outstanding lines (test_bridge_write_queue_full)."""
+
+    enforce_cov = True
+    rounds = 6
+
+    def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
+        return Pattern.always(), Pattern.always(), Pattern.always(), (2, 6)
+
+    def end_of_elaboration_phase(self) -> None:
+        super().end_of_elaboration_phase()
+        self.env.cov.groups.pop("xbridge")     # the burst shapes are fixed: the hold-back is the goal
+        self.wq = self.env.cov.group("write_queue")
+        self.wq.coverpoint("drs_wait", ["waited"])
+
+    async def burst(self, offs: list[int], nbytes: int) -> None:
+        """Reads of `offs` with every answer withheld until all their lines are issued."""
+        mem, clk = self.env.mem, cocotb.top.clk
+        mem.hold_all = True
+        want = len(mem.held) + len(offs) * (nbytes // 64)
+        for off in offs:
+            await self.send(self.pkt(XlOp.READ, off, nbytes))
+        for _ in range(2000):
+            if len(mem.held) >= want:
+                break
+            await FallingEdge(clk)
+        assert len(mem.held) == want, f"{len(mem.held)} of {want} MemRd issued while answers were held"
+        mem.release()
+        await self.wait_responses()
+
+    async def traffic(self) -> None:
+        r, slots = self.rng, self.cfg.line_slots
+        per = max(1, slots // 4)               # 256 B reads that fill every line slot
+        for _ in range(self.rounds):
+            base = self.far_off(4 * per)
+            offs = [base + 256 * k for k in range(per)]
+            before = self.env.mem.wait_cycles["drs"]
+            await self.burst(offs, 256)
+            self.logger.info(f"burst of {per * 4} lines: DRS waited "
+                             f"{self.env.mem.wait_cycles['drs'] - before} cycles")
+            for off in offs:                    # hits: the fills reached the HBM
+                await self.send(self.pkt(XlOp.READ, off, 256))
+            for off in offs[: per // 2]:        # write updates of cached lines share the queue
+                await self.send(self.pkt(XlOp.WRITE, off, 256))
+            await self.wait_responses()
+
+    def final_checks(self) -> None:
+        super().final_checks()
+        waited = self.env.mem.wait_cycles["drs"]
+        assert waited > 0, ("no S2M DRS ever waited: the HBM write queue never filled, so this run "
+                            "did not test the hold-back")
+        self.wq.sample(drs_wait="waited")
+        hits = int(cocotb.top.stat_hit.value)
+        assert hits >= self.rounds * (self.cfg.line_slots // 4) * 4, \
+            f"only {hits} HBM hits: the filled lines were not all read back from the cache"
+
+
+@pyuvm.test(timeout_time=2000, timeout_unit="us")
 class BridgeProtocolFaultTest(BridgeBase):
     """Illegal input from the CXL side mixed with random traffic: responses with tags / CQIDs the
     bridge never issued (DRS, NDR, H2D Data, H2D Rsp), DRS answered twice, NDR carrying a read's
