@@ -400,6 +400,7 @@ def test_runner_sim_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     assert icarus_build_args(["--output-split", "0", "-CFLAGS", "-O1", "-Wno-WIDTH", "-DFOO=1"]) == ["-DFOO=1"]
     # a bench that reaches inside the design asks Verilator for public signals; Icarus needs nothing
     assert icarus_build_args(["--public-flat-rw", "-DFOO=1"]) == ["-DFOO=1"]
+    assert icarus_build_args(["--public-depth", "0", "-DFOO=1"]) == ["-DFOO=1"]
 
 
 def test_formal_runs_with_a_relative_out_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

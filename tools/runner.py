@@ -42,7 +42,8 @@ COV_FLAGS = ("--coverage-line", "--coverage-toggle")
 # Every passing COV=1 run leaves its coverage.dat here as <build tag>__<run name>.dat (tools/coverage.py).
 COV_DIR = REPO / "results" / "coverage"
 # Verilator-only build arguments that tests pass; they are dropped under another simulator.
-_VERILATOR_ONLY = {"--output-split": 1, "-CFLAGS": 1, "--x-assign": 1, "--x-initial": 1, "--public-flat-rw": 0}
+_VERILATOR_ONLY = {"--output-split": 1, "-CFLAGS": 1, "--x-assign": 1, "--x-initial": 1, "--public-flat-rw": 0,
+                  "--public-depth": 1}
 
 
 def sim_name() -> str:
@@ -375,7 +376,10 @@ def run_cocotb(*, top: str, sources: Sequence[str | Path], test_module: str,
                         files=[Path(s) for s in sources] + rtl_files + inc_files)
         stamp = build_dir / ".build_key"
         if sim == "icarus":
-            runner.build(sources=[str(Path(s)) for s in sources], hdl_toplevel=top,
+            # a Verilator configuration file (.vlt: what a bench may reach inside the design) means
+            # nothing to Icarus, which gives a bench every signal anyway
+            runner.build(sources=[str(Path(s)) for s in sources if Path(s).suffix != ".vlt"],
+                         hdl_toplevel=top,
                          includes=[str(INCLUDE)] + [str(i) for i in includes], parameters=params,
                          build_args=args + list(build_args), build_dir=str(build_dir), waves=waves,
                          timescale=timescale, always=True)
