@@ -83,13 +83,15 @@ $(STAMP): pyproject.toml
 ## create .venv with the pinned toolchain (done by every target that needs it)
 venv: $(STAMP)
 
-## regenerate rtl/include/cxl_defs.vh from models/cxl
+## regenerate rtl/include/cxl_defs.vh from models/cxl and the test wrappers' port lists from the RTL
 gen: $(STAMP)
 	$(VPY) -m models.cxl.gen_verilog
+	$(VPY) -m tools.gen_ports
 
-## fail if rtl/include/cxl_defs.vh is stale (part of make test)
+## fail if a generated file (cxl_defs.vh, a wrapper's port list) is stale (part of make test)
 check-gen: $(STAMP)
 	@$(VPY) -m models.cxl.gen_verilog --check
+	@$(VPY) -m tools.gen_ports --check
 
 ## verilator --lint-only -Wall on every RTL module
 lint: $(STAMP)

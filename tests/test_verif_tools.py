@@ -453,3 +453,39 @@ def test_coverage_wide_toggle_counted_per_bit(tmp_path: Path) -> None:
     assert len(counts) == 256
     assert counts[(70, "0->1")] == counts[(70, "1->0")] == 5
     assert {k: v for k, v in counts.items() if v and k[0] != 70} == {}
+
+
+def test_gen_ports_writes_and_checks_wrapper_port_lists(tmp_path: Path) -> None:
+    """tools.gen_ports copies a module's port declarations into a wrapper's marked block (reg ->
+    wire, renamed widths, a comma on every line, comments kept) and --check fails once the module
+    changes."""
+    from tools import gen_ports
+
+    (tmp_path / "rtl").mkdir()
+    mod = tmp_path / "rtl" / "m.v"
+    mod.write_text("module m #(parameter integer N = 2) (\n"
+                   "    input  wire         clk,\n"
+                   "    // lanes\n"
+                   "    input  wire [N-1:0] a_valid,   // one per lane\n"
+                   "    output reg  [N*8-1:0] a_data\n"
+                   ");\nendmodule\n")
+    wr = tmp_path / "w.v"
+    wr.write_text("module w #(parameter integer M = 3) (\n"
+                  "    input wire clk,\n"
+                  "    // ports a_valid .. a_data of rtl/m.v; N as M (make gen)\n"
+                  "    // end of generated ports\n"
+                  "    output wire done\n"
+                  ");\nendmodule\n")
+    text = gen_ports.generate(wr, root=tmp_path)
+    assert "    // lanes\n" not in text                      # only the named range
+    assert "    input  wire [M-1:0]   a_valid, // one per lane\n" in text
+    assert "    output wire [M*8-1:0] a_data,\n" in text
+    wr.write_text(text)
+    assert gen_ports.generate(wr, root=tmp_path) == text     # stable
+    mod.write_text(mod.read_text().replace("a_data\n", "a_data,\n    output wire a_last\n"))
+    assert gen_ports.generate(wr, root=tmp_path) == text     # outside the range: unchanged
+    mod.write_text(mod.read_text().replace("[N*8-1:0]", "[N*16-1:0]"))
+    assert "[M*16-1:0] a_data," in gen_ports.generate(wr, root=tmp_path)
+    wr.write_text(text.replace("a_valid .. a_data", "a_valid .. a_nope"))
+    with pytest.raises(gen_ports.GenError, match="between a_valid and a_nope"):
+        gen_ports.generate(wr, root=tmp_path)
