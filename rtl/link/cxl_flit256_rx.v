@@ -376,8 +376,9 @@ module cxl_flit256_rx #(
             // above the slot read zero)
             wire [NSLOT*RWB-1:0] rb;
             for (gs = 0; gs < NSLOT; gs = gs + 1) begin : g_s
-                assign rb[gs*RWB +: RWB] = RWB'((F >= 0 && q0[gs][gc] != 2'd0) ? slot[gs] >> O1
-                                                                               : slot[gs] >> 4);
+                wire [RWB-1:0] r = RWB'((F >= 0 && q0[gs][gc] != 2'd0) ? slot[gs] >> O1
+                                                                      : slot[gs] >> 4);
+                assign rb[gs*RWB +: RWB] = r;
             end
             // packing: run j <- the header slot with j runs of this class before it
             for (gj = 0; gj < MAXM; gj = gj + 1) begin : g_j
