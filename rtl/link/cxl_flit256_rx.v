@@ -359,7 +359,6 @@ module cxl_flit256_rx #(
             if (PBR == 0 && SDOWN == 0 && c == 4) first_of = 3;
         end
     endfunction
-    wire [6*NSLOT*128-1:0] rb;     // run per (class, slot), 128-bit aligned
     wire [6*MAXM*124-1:0]  rbits_o;
     wire [6*MAXM*3-1:0]    rn_o;
     genvar gc, gs, gj;
@@ -373,32 +372,32 @@ module cxl_flit256_rx #(
             localparam integer L   = 32'(glim(3'(gc)));
             localparam integer RL  = rlanes(3'(gc));
             localparam integer DC  = (gc == 2 || gc == 5) ? 1 : 0;
+            // run per slot, RWB bits each: the slot shifted down by O1 or 4 (bits shifted in from
+            // above the slot read zero)
+            wire [NSLOT*RWB-1:0] rb;
             for (gs = 0; gs < NSLOT; gs = gs + 1) begin : g_s
-                /* verilator lint_off UNUSEDSIGNAL */
-                wire [255:0] sx = {128'd0, slot[gs]};
-                /* verilator lint_on UNUSEDSIGNAL */
-                wire [RWB-1:0] r = (F >= 0 && q0[gs][gc] != 2'd0) ? sx[O1 +: RWB] : sx[4 +: RWB];
-                assign rb[(gc*NSLOT + gs)*128 +: 128] = {{(128-RWB){1'b0}}, r};
+                wire [RWB-1:0] r = RWB'((F >= 0 && q0[gs][gc] != 2'd0) ? slot[gs] >> O1
+                                                                      : slot[gs] >> 4);
+                assign rb[gs*RWB +: RWB] = r;
             end
             // packing: run j <- the header slot with j runs of this class before it
             for (gj = 0; gj < MAXM; gj = gj + 1) begin : g_j
                 if (gj < RL) begin : g_on
-                    reg [127:0] acc;
-                    reg [2:0]   nacc;
-                    integer     sa;
+                    reg [RWB-1:0] acc;
+                    reg [2:0]     nacc;
+                    integer       sa;
                     always @* begin
-                        acc  = 128'd0;
+                        acc  = {RWB{1'b0}};
                         nacc = 3'd0;
                         for (sa = 0; sa < NSLOT; sa = sa + 1)
                             if (gj <= sa && gj < ((DC != 0) ? RL : (sa < 8) ? L : 2*L) &&
                                 nsc[sa][gc] != 3'd0 && rk[sa][gc] == 4'(gj)) begin
-                                acc  = acc | rb[(gc*NSLOT + sa)*128 +: 128];
+                                acc  = acc | rb[sa*RWB +: RWB];
                                 nacc = nacc | nsc[sa][gc];
                             end
                     end
-                    assign rbits_o[(gc*MAXM + gj)*124 +: 124] = acc[123:0];
+                    assign rbits_o[(gc*MAXM + gj)*124 +: 124] = 124'(acc);  // zero above the run
                     assign rn_o[(gc*MAXM + gj)*3 +: 3] = nacc;
-                    wire unused_acc = &{1'b0, acc[127:124]};
                 end else begin : g_off
                     assign rbits_o[(gc*MAXM + gj)*124 +: 124] = 124'd0;
                     assign rn_o[(gc*MAXM + gj)*3 +: 3] = 3'd0;

@@ -158,9 +158,6 @@ module cxl_flit256_rx_slot #(
 
     wire [3:0]   fmt = slot[3:0];
     wire [2:0]   nq  = NQ_T[fmt*3 +: 3];
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [255:0] sx  = {128'd0, slot};  // zero-padded for offset extraction
-    /* verilator lint_on UNUSEDSIGNAL */
 
     reg [3:0]     v, zerr, perr, trl, rsv;
     reg [4*3-1:0] cls;
@@ -176,7 +173,7 @@ module cxl_flit256_rx_slot #(
                 3'd3: m = WM3;  3'd4: m = WM4;  3'd5: m = WM5;
                 default: m = 124'd0;
             endcase
-            raw = sx[off +: 124] & m;
+            raw = 124'(slot >> off) & m;  // message at bit off; bits above the slot read 0
             v[q] = raw[0];
             zerr[q] = !raw[0] && |raw;                      // invalid positions are all-zero
             perr[q] = (q > 0) && raw[0] && !v[(q > 0) ? q - 1 : 0];  // valid ones are a prefix

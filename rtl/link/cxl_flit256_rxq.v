@@ -144,18 +144,18 @@ module cxl_flit256_rxq #(
                 .out_data(r_head), .count(r_cnt), .overflow(r_ovf));
 
             // ---- the head message: k-th of the run, decoded
-            reg [123:0] msg_w;
+            reg [W-1:0] msg_w;
             integer kk;
             always @* begin
-                msg_w = 124'd0;
+                msg_w = {W{1'b0}};
                 for (kk = 0; kk < NR; kk = kk + 1)
-                    if (k == 2'(kk)) msg_w[W-1:0] = r_head[kk*W +: W];
+                    if (k == 2'(kk)) msg_w = r_head[kk*W +: W];
             end
             /* verilator lint_off UNUSEDSIGNAL */
             wire v_unused, rsv_unused, trl_unused;
             /* verilator lint_on UNUSEDSIGNAL */
             cxl_flit256_dec #(.ROLE(SR), .PBR(PBR), .CLS(c), .N(1)) u_dec (
-                .wire_i(msg_w), .canon(out_hdr[c*128 +: 128]), .valid(v_unused),
+                .wire_i(124'(msg_w)), .canon(out_hdr[c*128 +: 128]), .valid(v_unused),
                 .rsvd_err(rsv_unused), .trl(trl_unused));
 
             // ---- data lines

@@ -207,6 +207,73 @@ class RxMutationSeq(RxItemSeq):
             yield rx_item(refresh_crc(flit))
 
 
+def fitting_msg(mid: str, avail: int, flavor: str, rng: random.Random) -> CxlMessage:
+    """Random message `mid` (no trailer) whose wire image fits in `avail` bits."""
+    while True:
+        m = rand_msg(mid, flavor, rng, p_trailer=0.0)
+        if m.pack(flavor) >> avail == 0:
+            return m
+
+
+def class_slot(cfg: Cfg, kind: str, c: int, rng: random.Random, most: int = 4) -> tuple[int, int] | None:
+    """(slot image, DHs in it) of a random partner format holding class c, with a random valid
+    prefix of random messages that reaches at least one message of class c and holds at most
+    `most` of them; None when no format of this slot kind holds class c."""
+    mid = mid_of(cfg.partner, c)
+    table = f2.SLOT_FORMATS[(kind, cfg.pbr)]
+    fmts = [f for f in sorted(f2.ROLE_FORMATS[cfg.partner]) if f in table and mid in table[f]]
+    if not fmts:
+        return None
+    fmt = rng.choice(fmts)
+    pos = f2.format_positions(kind, cfg.pbr, fmt)
+    first = next(i for i, (m, _, _) in enumerate(pos) if m == mid)
+    n = min(rng.randint(first + 1, len(pos)), first + most)
+    msgs = [fitting_msg(m, avail, cfg.flavor, rng) for m, _, avail in pos[:n]]
+    ndh = sum(1 for m in msgs if SPECS[m.MID].has_data)
+    return slot_image(kind, cfg.pbr, fmt, msgs), ndh
+
+
+class RxRunLanesSeq(RxItemSeq):
+    """``n`` flits per partner class c whose header slots all hold class c in a random format of
+    the partner's (single- and two-class formats, random valid prefixes, random message fields):
+    for a message class each slot is such a header slot with probability 3/4 and empty otherwise,
+    so the runs of c reach every run lane of the RTL with varied run sizes; for a data class the
+    header slots follow each other's data (random data slots), up to three of them and their data
+    rolling over into the next flit. Most of these flits exceed the 128B group limits or MAXM, or
+    roll over: the RTL must give the model's verdict for each, and the legal ones' contents."""
+
+    def __init__(self, name: str, cfg: Cfg, rng: random.Random, n: int) -> None:
+        super().__init__(name)
+        self.cfg, self.rng, self.n = cfg, rng, n
+
+    def items(self) -> Iterator[VRItem]:
+        cfg, rng = self.cfg, self.rng
+        for c in range(NCLS):
+            for _ in range(self.n):
+                slots: dict[int, int] = {}
+                if c in DATA_CLASSES:
+                    s = rng.choice([0, 1])
+                    for _ in range(3):
+                        if s >= f2.NSLOTS:
+                            break
+                        got = class_slot(cfg, "H" if s == 0 else "G", c, rng, most=rng.choice([1, 1, 2]))
+                        if got is None:
+                            s += 1
+                            continue
+                        slots[s], ndh = got
+                        for d in range(s + 1, min(s + 1 + 4 * ndh, f2.NSLOTS)):
+                            slots[d] = rng.getrandbits(8 * f2.G_SLOT_BYTES)
+                        s += 1 + 4 * ndh
+                else:
+                    for s in range(f2.NSLOTS):
+                        got = class_slot(cfg, "H" if s == 0 else "G", c, rng)
+                        if got is not None and rng.random() < 0.75:
+                            slots[s] = got[0]
+                yield rx_item(flit_from_slots(slots))
+                if rng.random() < 0.5:   # an Empty flit clears the cross-flit group D count
+                    yield rx_item(flit_from_slots({}, crd=f2.CRD_EMPTY))
+
+
 def single_msg_slot(cfg: Cfg, kind: str, c: int, rng: random.Random) -> int:
     """Slot image carrying one random message of the partner's class c in a format of the
     partner's whose message 0 is of that class (the message's bits fit the first position)."""

@@ -15,6 +15,9 @@ PBR and MAXM are read from the DUT. Each test logs its seed (reproduce with SEED
   rollover give proto_err.
 * RxMutationFuzz: random bit flips in legal flits (CRC recomputed): the RTL's verdict and contents
   equal the model's.
+* RxRunLanes: flits whose header slots all carry one class (random formats holding it, random
+  prefixes and fields; for data classes chained data headers, up to rollover), so every run lane
+  and every run size is driven: the RTL's verdict and contents equal the model's.
 * RxScoreboardCatchesCorruption: expect-fail proof that a corrupted output is reported.
 """
 from __future__ import annotations
@@ -24,7 +27,8 @@ from pyuvm import uvm_sequence, uvm_sequencer
 
 from models.cxl import flit256 as f2
 from tb.link256.common import Corrupter, Link256TestBase
-from tb.link256.rx_env import RUN_W, RxCrcSeq, RxEnv, RxModelSeq, RxMutationSeq, RxNegativeSeq
+from tb.link256.rx_env import (RUN_W, RxCrcSeq, RxEnv, RxModelSeq, RxMutationSeq, RxNegativeSeq,
+                               RxRunLanesSeq)
 
 
 class RxTestBase(Link256TestBase):
@@ -99,6 +103,17 @@ class RxMutationFuzz(RxTestBase):
 
     def sequence(self) -> uvm_sequence:
         return RxMutationSeq("mutants", self.cfg, self.rng, n=400)
+
+
+@pyuvm.test(timeout_time=300, timeout_unit="us")
+class RxRunLanes(RxTestBase):
+    """Flits whose header slots all hold one class (every run lane, most flits over a limit): RTL
+    verdict and contents == model."""
+
+    groups = ("verdict",)
+
+    def sequence(self) -> uvm_sequence:
+        return RxRunLanesSeq("lanes", self.cfg, self.rng, n=25)
 
 
 @pyuvm.test(timeout_time=200, timeout_unit="us")
