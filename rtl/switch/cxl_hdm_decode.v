@@ -2,10 +2,30 @@
 // HDM decoder bank (CXL r3.x 8.2.4.20): HPA -> (hit, target) over NDEC committed decoders.
 // Base/size are in 256 MB units (HPA[51:28]). Interleave way: power-of-two ways take
 // HPA_off[eIG+8 +: eIW]; 3/6/12 ways take ((c >> k) mod 3) << k | c[k-1:0] with
-// c = HPA_off >> (eIG+8), k = eIW-8 (models/switch/README.md "Interleave"). Combinational.
+// c = HPA_off >> (eIG+8), k = eIW-8, HPA_off = HPA - base (models/switch/README.md
+// "Interleave"). The lowest-numbered decoder that hits wins. Combinational.
+//
+// Built for logic depth (rtl/README-timing.md): no adder or subtractor in series.
+// - Range: base <= HPA[51:28] is a (less, equal) prefix tree; HPA[51:28] < base + size is one
+//   carry-save step (base + size + ~{0, HPA[51:28]}, three operands into two) and a prefix tree
+//   for its carry into bit 25, which is set exactly when HPA[51:28] < base + size (base + size
+//   may carry into bit 24).
+// - Way: base is a multiple of 2^28, so HPA_off[27:0] = HPA[27:0] and every way bit below the
+//   mod-3 part is an HPA bit (8 + eIG + 3 < 28). With s = eIG + k (0..10), the part taken mod 3
+//   is c >> k = (HPA >> (8+s)) - base * 2^(20-s) when the decoder hits (no borrow then), and as
+//   2^n mod 3 is 1 for even n and 2 (= -1) for odd n:
+//     (c >> k) mod 3 = (L_s + w * (H - base)) mod 3,  w = 1 for s even, -1 for s odd,
+//   with H = HPA[51:20] mod 3 (one for all decoders), L_s = HPA[19:8+s] mod 3 (one per s, shared)
+//   and base mod 3 (from the configuration). Residues are one-hot (bit v: the value is v mod 3)
+//   and summed in trees of base-4 digits (4^i = 1 mod 3).
+// - Target: the 16:1 target reads for the three possible mod-3 values come from the HPA's low
+//   bits and the configuration, are ordered by L_s and w, and H - base picks one at the end.
+// - Decoders: a binary tree of 2:1 selects keeps the lowest decoder that hits.
+// Tree nets are (* keep *): ABC otherwise folds a prefix or select tree back into a chain where
+// that saves area.
 module cxl_hdm_decode #(
-    parameter integer NDEC = 4,
-    parameter integer MAXW = 16  // targets per decoder
+    parameter integer NDEC = 4,  // decoders, 1..8
+    parameter integer MAXW = 16  // targets per decoder, 1..16
 ) (
     input  wire [51:0]           hpa,
     input  wire [NDEC-1:0]       dec_valid,
@@ -14,8 +34,8 @@ module cxl_hdm_decode #(
     input  wire [NDEC*4-1:0]     dec_eiw,
     input  wire [NDEC*3-1:0]     dec_eig,
     input  wire [NDEC*MAXW*12-1:0] dec_tgt,
-    output reg                   hit,
-    output reg  [11:0]           target
+    output wire                  hit,
+    output wire [11:0]           target
 );
     // parameter limits: an illegal value instantiates a module that does not exist, named
     // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
@@ -28,77 +48,192 @@ module cxl_hdm_decode #(
         end
     endgenerate
 
-    localparam integer CW = 44;  // chunk index width: 52 - 8 (even, <= 64: mod3 below)
-
-    // (a + b) mod 3 of two residues (each 0..2)
-    function automatic [1:0] m3(input [1:0] a, input [1:0] b);
-        reg [2:0] t;
-        begin
-            t  = {1'b0, a} + {1'b0, b};
-            m3 = (t >= 3'd3) ? 2'(t - 3'd3) : t[1:0];
-        end
+    // one-hot residues mod 3: bit v set when the value is v mod 3
+    // (a + b) mod 3: bit v is set when a = u and b = v - u for some u
+    function automatic [2:0] r3add(input [2:0] a, input [2:0] b);
+        r3add = {(a[0] & b[2]) | (a[1] & b[1]) | (a[2] & b[0]),
+                 (a[0] & b[1]) | (a[1] & b[0]) | (a[2] & b[2]),
+                 (a[0] & b[0]) | (a[1] & b[2]) | (a[2] & b[1])};
     endfunction
-    // x mod 3 as a tree (no divider, no bit-serial chain): 4^i = 1 (mod 3), so x mod 3 is the sum
-    // of its 2-bit digits mod 3; the CW/2 digit residues (padded to 32 with zeros) are summed
-    // pairwise in 5 rounds
-    function automatic [1:0] mod3(input [CW-1:0] x);
-        reg [63:0] r;
-        integer b, n;
-        begin
-            r = 64'd0;
-            for (b = 0; b < CW / 2; b = b + 1)       // digit 0..3 -> residue 0..2
-                r[2*b +: 2] = {x[2*b+1] & ~x[2*b], x[2*b] & ~x[2*b+1]};
-            for (n = 16; n >= 1; n = n / 2)
-                for (b = 0; b < n; b = b + 1) r[2*b +: 2] = m3(r[4*b +: 2], r[4*b+2 +: 2]);
-            mod3 = r[1:0];
-        end
+    // (-a) mod 3: 1 and 2 swap
+    function automatic [2:0] r3neg(input [2:0] a);
+        r3neg = {a[1], a[2], a[0]};
     endfunction
 
-    integer d;
-    reg [23:0]   hu;
-    reg [24:0]   lim;
-    reg [51:0]   off;
-    reg [CW-1:0] chunk;
-    reg [CW-1:0] hi;
-    reg [3:0]    pos;
-    reg [1:0]    k;
-    reg [3:0]    eiw;
-    reg [2:0]    eig;
-    reg          inr;
-
-    always @* begin
-        hit    = 1'b0;
-        target = 12'd0;
-        hu     = hpa[51:28];
-        lim    = 25'd0;
-        off    = 52'd0;
-        chunk  = {CW{1'b0}};
-        hi     = {CW{1'b0}};
-        pos    = 4'd0;
-        k      = 2'd0;
-        eiw    = 4'd0;
-        eig    = 3'd0;
-        inr    = 1'b0;
-        // highest index first so the lowest matching decoder wins (ranges never overlap anyway)
-        for (d = NDEC - 1; d >= 0; d = d - 1) begin
-            eiw   = dec_eiw[d*4 +: 4];
-            eig   = dec_eig[d*3 +: 3];
-            lim   = {1'b0, dec_base[d*24 +: 24]} + {1'b0, dec_size[d*24 +: 24]};
-            inr   = dec_valid[d] && (hu >= dec_base[d*24 +: 24]) && ({1'b0, hu} < lim);
-            off   = hpa - {dec_base[d*24 +: 24], 28'd0};
-            chunk = CW'(off >> (8 + eig));
-            if (eiw[3]) begin
-                k   = eiw[1:0];
-                hi  = chunk >> k;
-                pos = ({2'b00, mod3(hi)} << k) | 4'(chunk & ((44'd1 << k) - 44'd1));
-            end else begin
-                pos = 4'(chunk & ((44'd1 << eiw[2:0]) - 44'd1));
+    // ---------------------------------------------------------------- residue trees
+    // Tree t sums the residues of the 2-bit digits of rt_in[t] (4^i = 1 mod 3, so a number is the
+    // sum of its base-4 digits mod 3): heap node n (1..31) = node 2n + node 2n+1, leaves 32..63
+    // the digits. Trees: 0 H = HPA[51:20] (16 digits); 1 + s L_s = HPA[19:8+s] (s = 0..10);
+    // 12 + d base of decoder d (12 digits). A node whose right subtree holds only zero digits
+    // passes its left child through (a sum with a constant 0 would cost select levels).
+    localparam integer NT = 12 + NDEC;
+    // number of digits of tree t
+    function automatic integer ndig(input integer t);
+        ndig = (t == 0) ? 16 : (t < 12) ? (12 - (t - 1) + 1) / 2 : 12;
+    endfunction
+    // first leaf (digit) under heap node n
+    function automatic integer first(input integer n);
+        integer f;
+        begin
+            f = n;
+            while (f < 32) f = f * 2;
+            first = f - 32;
+        end
+    endfunction
+    wire [NT*64-1:0] rt_in;
+    wire [NT*3-1:0]  rt_out;
+    assign rt_in[63:0] = {32'd0, hpa[51:20]};
+    genvar gt, gn, gs, gd, gv;
+    generate
+        for (gs = 0; gs < 11; gs = gs + 1) begin : g_lin
+            assign rt_in[(1 + gs)*64 +: 64] = 64'(hpa[19:8+gs]);
+        end
+        for (gd = 0; gd < NDEC; gd = gd + 1) begin : g_bin
+            assign rt_in[(12 + gd)*64 +: 64] = {40'd0, dec_base[gd*24 +: 24]};
+        end
+        for (gt = 0; gt < NT; gt = gt + 1) begin : g_rt
+            (* keep *) wire [64*3-1:3] nd;   // heap node n at [3n +: 3]
+            for (gn = 0; gn < 32; gn = gn + 1) begin : g_leaf
+                assign nd[(32 + gn)*3 +: 3] = {rt_in[gt*64 + 2*gn + 1] & ~rt_in[gt*64 + 2*gn],
+                                               rt_in[gt*64 + 2*gn] & ~rt_in[gt*64 + 2*gn + 1],
+                                               ~(rt_in[gt*64 + 2*gn + 1] ^ rt_in[gt*64 + 2*gn])};
             end
-            if (inr) begin
-                hit    = 1'b1;
-                target = dec_tgt[(d*MAXW + 32'(pos))*12 +: 12];
+            for (gn = 1; gn < 32; gn = gn + 1) begin : g_node
+                if (first(2*gn + 1) >= ndig(gt)) begin : g_pass
+                    assign nd[gn*3 +: 3] = nd[2*gn*3 +: 3];
+                end else begin : g_add
+                    assign nd[gn*3 +: 3] = r3add(nd[2*gn*3 +: 3], nd[(2*gn + 1)*3 +: 3]);
+                end
+            end
+            assign rt_out[gt*3 +: 3] = nd[3 +: 3];
+            wire unused = &{1'b0, nd};   // nodes over zero digits only
+        end
+    endgenerate
+    wire [2:0] res_h = rt_out[2:0];
+    wire unused_hpa = &{1'b0, hpa[7:0]};   // below the 256 B granularity
+
+    // ---------------------------------------------------------------- prefix trees of the range
+    // Tree 2d: HPA[51:28] < base (a (less, equal) tree); tree 2d+1: the carry into bit 25 of
+    // base + size + ~{0, HPA[51:28]} (a (generate, propagate) tree over the carry-save form), which
+    // is base + size - HPA[51:28] - 1 + 2^25, so bit 25 is set exactly when HPA[51:28] < base +
+    // size. Both trees combine (g, p) pairs the same way: g = g_hi | p_hi & g_lo, p = p_hi & p_lo;
+    // bits 25..31 are padding (g 0, p 1).
+    wire [23:0] hu = hpa[51:28];
+    wire [2*NDEC-1:0] pt_out;
+    generate
+        for (gd = 0; gd < NDEC; gd = gd + 1) begin : g_rng
+            wire [23:0] b = dec_base[gd*24 +: 24];
+            wire [23:0] z = dec_size[gd*24 +: 24];
+            // carry-save form of base + size + ~{0, hu}: bit 24 adds 0 + 0 + 1
+            wire [24:0] cs_s = {1'b1, b ^ z ^ ~hu};
+            wire [24:0] cs_c = {(b & z) | (b & ~hu) | (z & ~hu), 1'b0};  // carries, shifted up
+            // per bit: generate at [0 +: 32] for tree 2d, [32 +: 32] for tree 2d+1; propagate alike
+            wire [63:0] lg = {7'd0, cs_s & cs_c, 8'd0, ~hu & b};
+            wire [63:0] lp = {7'h7f, cs_s | cs_c, 8'hff, ~(hu ^ b)};
+            for (gt = 0; gt < 2; gt = gt + 1) begin : g_pt
+                (* keep *) wire [63:1] g;   // heap node n: bits under it generate (less)
+                (* keep *) wire [63:1] p;   // heap node n: bits under it propagate (equal)
+                for (gn = 0; gn < 32; gn = gn + 1) begin : g_leaf
+                    assign g[32 + gn] = lg[gt*32 + gn];
+                    assign p[32 + gn] = lp[gt*32 + gn];
+                end
+                // node n: children 2n (the lower bits: leaf 32 + i is bit i) and 2n + 1 (higher)
+                for (gn = 1; gn < 32; gn = gn + 1) begin : g_node
+                    assign g[gn] = g[2*gn + 1] | (p[2*gn + 1] & g[2*gn]);
+                    assign p[gn] = p[2*gn + 1] & p[2*gn];
+                end
+                assign pt_out[2*gd + gt] = g[1];
+                wire unused = &{1'b0, p[1]};
             end
         end
-    end
+    endgenerate
+
+    // ---------------------------------------------------------------- per decoder
+    // inr: the decoder hits; xt: its target at the HPA's way
+    wire [NDEC-1:0]    inr;
+    wire [NDEC*12-1:0] xt;
+    generate
+        for (gd = 0; gd < NDEC; gd = gd + 1) begin : g_dec
+            wire [3:0] eiw = dec_eiw[gd*4 +: 4];
+            wire [2:0] eig = dec_eig[gd*3 +: 3];
+            wire [1:0] k   = eiw[1:0];
+            assign inr[gd] = dec_valid[gd] & ~pt_out[2*gd] & pt_out[2*gd + 1];
+
+            // the way's bits below the mod-3 part: HPA_off[8+eIG +: 4] masked to the way's width
+            wire [3:0] lo   = 4'(hpa[18:8] >> eig);
+            wire [2:0] wbit = eiw[3] ? {1'b0, k} : ((eiw[2:0] > 3'd4) ? 3'd4 : eiw[2:0]);
+            wire [3:0] pos0 = lo & 4'((5'd1 << wbit) - 5'd1);
+            // the decoder's 16 targets; an index past the last decoder's reads 0
+            wire [16*12-1:0] tv;
+            for (gv = 0; gv < 16; gv = gv + 1) begin : g_tv
+                if (gd*MAXW + gv < NDEC*MAXW) begin : g_in
+                    assign tv[gv*12 +: 12] = dec_tgt[(gd*MAXW + gv)*12 +: 12];
+                end else begin : g_out
+                    assign tv[gv*12 +: 12] = 12'd0;
+                end
+            end
+            // the targets for the mod-3 value 0, 1, 2 (in 3/6/12 ways it is way bits k, k+1)
+            wire [11:0] t0 = tv[32'(pos0)*12 +: 12];
+            wire [11:0] t1 = tv[32'(pos0 | 4'(4'd1 << k))*12 +: 12];
+            wire [11:0] t2 = tv[32'(pos0 | 4'(4'd2 << k))*12 +: 12];
+
+            // L_s of this decoder: s = eIG + k (w = -1 when s is odd), one-hot select
+            wire [3:0]  s = {1'b0, eig} + {2'b00, k};
+            wire [2:0]  ls;
+            wire [32:0] ls_and;
+            for (gv = 0; gv < 11; gv = gv + 1) begin : g_ls
+                assign ls_and[gv*3 +: 3] = (s == 4'(gv)) ? rt_out[(1 + gv)*3 +: 3] : 3'd0;
+            end
+            assign ls = ls_and[0 +: 3] | ls_and[3 +: 3] | ls_and[6 +: 3] | ls_and[9 +: 3] |
+                        ls_and[12 +: 3] | ls_and[15 +: 3] | ls_and[18 +: 3] | ls_and[21 +: 3] |
+                        ls_and[24 +: 3] | ls_and[27 +: 3] | ls_and[30 +: 3];
+            wire [2:0] rb = rt_out[(12 + gd)*3 +: 3];
+            (* keep *) wire [2:0] hb = r3add(res_h, r3neg(rb));   // H - base mod 3
+            // the way's mod-3 value is ls + w * hb: the candidates are ordered by hb ahead of it,
+            // from the configuration and ls, so hb (the deepest residue) only picks one
+            wire [11:0] ta0 = t0;                          // candidate of mod-3 value 0, 1, 2
+            wire [11:0] ta1 = eiw[3] ? t1 : t0;            // (power-of-two ways: always t0)
+            wire [11:0] ta2 = eiw[3] ? t2 : t0;
+            // rj: candidate of value ls + j
+            wire [11:0] r0 = ls[0] ? ta0 : (ls[1] ? ta1 : ta2);
+            wire [11:0] r1 = ls[0] ? ta1 : (ls[1] ? ta2 : ta0);
+            wire [11:0] r2 = ls[0] ? ta2 : (ls[1] ? ta0 : ta1);
+            // vj: candidate for hb = j, of value ls + w * j
+            (* keep *) wire [11:0] v0 = r0;
+            (* keep *) wire [11:0] v1 = s[0] ? r2 : r1;
+            (* keep *) wire [11:0] v2 = s[0] ? r1 : r2;
+            assign xt[gd*12 +: 12] = hb[0] ? v0 : (hb[1] ? v1 : v2);
+            wire unused = &{1'b0, ls[2], hb[2]};   // one-hot: bit 2 is implied
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- lowest hitting decoder
+    // leaves NP..2NP-1 are the decoders in order; node n keeps child 2n (the lower decoders) when
+    // it hit
+    localparam integer NP = (NDEC <= 1) ? 1 : (NDEC <= 2) ? 2 : (NDEC <= 4) ? 4 : 8;
+    generate
+        if (NDEC == 1) begin : g_one
+            assign hit    = inr[0];
+            assign target = inr[0] ? xt[11:0] : 12'd0;
+        end else begin : g_pick
+            (* keep *) wire [2*NP-1:1]     hh;   // a decoder under node n hit
+            (* keep *) wire [2*NP*12-1:12] tt;   // target of the lowest hit under node n
+            for (gd = 0; gd < NP; gd = gd + 1) begin : g_leaf
+                if (gd < NDEC) begin : g_d
+                    assign hh[NP + gd] = inr[gd];
+                    assign tt[(NP + gd)*12 +: 12] = xt[gd*12 +: 12];
+                end else begin : g_pad
+                    assign hh[NP + gd] = 1'b0;
+                    assign tt[(NP + gd)*12 +: 12] = 12'd0;
+                end
+            end
+            for (gd = 1; gd < NP; gd = gd + 1) begin : g_node
+                assign hh[gd] = hh[2*gd] | hh[2*gd + 1];
+                assign tt[gd*12 +: 12] = hh[2*gd] ? tt[2*gd*12 +: 12] : tt[(2*gd + 1)*12 +: 12];
+            end
+            assign hit    = hh[1];
+            assign target = hh[1] ? tt[12 +: 12] : 12'd0;
+        end
+    endgenerate
 endmodule
 `default_nettype wire

@@ -5,37 +5,53 @@
 // (HPA - base) >> (8 + eIG) (models/switch/README.md); no hit: hit low (the switch then answers
 // with its decode-miss event, proven in switch_route).
 //
-// The remainder by 3 uses the module's own mod3 function: no SAT solver shows a 44-bit remainder
-// tree equal to a divider in reasonable time. mod3 is proven separately: it maps every 2-bit digit
-// to its residue with one table D and sums the residues pairwise with one function m3 (padding
-// with 0); since 4^i = 1 (mod 3), the sum of the digits mod 3 is x mod 3 when D(d) = d mod 3 and
-// m3(a, b) = (a + b) mod 3 on residues. m3 is asserted on all nine residue pairs, and then
-// mod3(x) == x % 3 for x = 0..3 pins D (a one-digit x reaches the output through m3(v, 0) = v),
-// so by induction over the tree mod3(x) == x mod 3 for every width (x = 0..15 is checked too).
+// The remainder by 3 is the reference's own, fv_mod3: a bit-serial scan from the top bit,
+// r <- (2r + bit) mod 3, so after the last bit r = x mod 3 (Horner's rule, by induction over the
+// bits, given the step). The step function fv_m3step is asserted on all six (r, bit) pairs, and
+// fv_mod3(x) == x % 3 for x = 0..15 is checked too. It shares nothing with the RTL, which never
+// forms the chunk index: it sums one-hot residues of HPA and base digits (its header), so the
+// proof is an arithmetic equivalence, not a comparison of one table with itself.
 //
 // Bound: for 3/6/12 ways the chunk index is limited to FV_HDM_CHUNK_BITS bits (default 24: HPA
-// offsets below 4 GB x granularity / 256 B). z3 needs ~4x longer per 8 more bits (16: 1 min,
-// 24: 3 min on the shared machine); the full 44 bits is `-D FV_HDM_CHUNK_BITS=44` (hours).
-// Ranges, decoder priority and 1/2/4/8/16 ways are proven for every HPA.
+// offsets below 4 GB x granularity / 256 B) and HPA[51:28] to FV_HDM_HI_BITS bits (default 4:
+// decoders in the first 4 GB), because the reference and the RTL reach the remainder by different
+// routes and a SAT solver's work to show two remainder-by-3 circuits equal grows steeply with the
+// free bits; the full range is `-D FV_HDM_CHUNK_BITS=44 -D FV_HDM_HI_BITS=24`. Ranges, decoder
+// priority and 1/2/4/8/16 ways are stated for every HPA (proof status: tb/formal/README.md).
 `ifndef FV_HDM_CHUNK_BITS
 `define FV_HDM_CHUNK_BITS 24
 `endif
-    integer          fv_d, fv_v;
+`ifndef FV_HDM_HI_BITS
+`define FV_HDM_HI_BITS 4
+`endif
+    localparam integer FV_CW = 44;   // chunk index width: 52 - 8
+    // one step of the scan: (2r + b) mod 3 for r = 0..2
+    function automatic [1:0] fv_m3step(input [1:0] r, input b);
+        fv_m3step = (r == 2'd0) ? {1'b0, b} : (r == 2'd1) ? (b ? 2'd0 : 2'd2) : (b ? 2'd2 : 2'd1);
+    endfunction
+    function automatic [1:0] fv_mod3(input [FV_CW-1:0] x);
+        integer i;
+        begin
+            fv_mod3 = 2'd0;
+            for (i = FV_CW - 1; i >= 0; i = i - 1) fv_mod3 = fv_m3step(fv_mod3, x[i]);
+        end
+    endfunction
+    integer          fv_d, fv_v, fv_e, fv_w;
     reg              fv_hit;
     reg [11:0]       fv_tgt;
     reg [51:0]       fv_off;
-    reg [CW-1:0]     fv_chunk, fv_way;
+    reg [FV_CW-1:0]  fv_chunk, fv_way;
     reg [23:0]       fv_base, fv_size;
     reg [3:0]        fv_eiw;
     reg [1:0]        fv_k;
     always @* begin
         for (fv_v = 0; fv_v < 16; fv_v = fv_v + 1)
-            assert (mod3(CW'(fv_v)) == 2'(fv_v % 3));
-        for (fv_v = 0; fv_v < 9; fv_v = fv_v + 1)
-            assert (m3(2'(fv_v / 3), 2'(fv_v % 3)) == 2'((fv_v / 3 + fv_v % 3) % 3));
+            assert (fv_mod3(FV_CW'(fv_v)) == 2'(fv_v % 3));
+        for (fv_v = 0; fv_v < 6; fv_v = fv_v + 1)
+            assert (fv_m3step(2'(fv_v / 2), 1'(fv_v % 2)) == 2'((2 * (fv_v / 2) + fv_v % 2) % 3));
         fv_hit = 1'b0;
         fv_tgt = 12'd0;
-        fv_off = 52'd0; fv_chunk = {CW{1'b0}}; fv_way = {CW{1'b0}}; fv_k = 2'd0;
+        fv_off = 52'd0; fv_chunk = {FV_CW{1'b0}}; fv_way = {FV_CW{1'b0}}; fv_k = 2'd0;
         fv_base = 24'd0; fv_size = 24'd0; fv_eiw = 4'd0;
         for (fv_d = 0; fv_d < NDEC; fv_d = fv_d + 1) begin
             fv_base = dec_base[fv_d*24 +: 24];
@@ -44,17 +60,20 @@
             if (!fv_hit && dec_valid[fv_d] && {1'b0, hpa[51:28]} >= {1'b0, fv_base} &&
                 {1'b0, hpa[51:28]} < {1'b0, fv_base} + {1'b0, fv_size}) begin
                 fv_off   = hpa - {fv_base, 28'd0};
-                fv_chunk = CW'(fv_off >> (8 + dec_eig[fv_d*3 +: 3]));
+                for (fv_e = 0; fv_e < 8; fv_e = fv_e + 1)   // constant shifts: one per eIG
+                    if (dec_eig[fv_d*3 +: 3] == 3'(fv_e)) fv_chunk = FV_CW'(fv_off >> (8 + fv_e));
                 if (fv_eiw >= 4'd8) begin
                     fv_k   = 2'(fv_eiw - 4'd8);
                     assume (fv_chunk < (44'd1 << `FV_HDM_CHUNK_BITS));
-                    fv_way = ({{(CW-2){1'b0}}, mod3(fv_chunk >> fv_k)} << fv_k) +
+                    assume (hpa[51:28] < (24'd1 << `FV_HDM_HI_BITS));
+                    fv_way = ({{(FV_CW-2){1'b0}}, fv_mod3(fv_chunk >> fv_k)} << fv_k) +
                              (fv_chunk & ((44'd1 << fv_k) - 44'd1));
                 end else begin
                     fv_way = fv_chunk & ((44'd1 << fv_eiw) - 44'd1);
                 end
                 fv_hit = 1'b1;
-                fv_tgt = dec_tgt[(fv_d * MAXW + 32'(fv_way[4:0])) * 12 +: 12];
+                for (fv_w = 0; fv_w < MAXW; fv_w = fv_w + 1)  // constant reads: one per way
+                    if (fv_way == FV_CW'(fv_w)) fv_tgt = dec_tgt[(fv_d * MAXW + fv_w) * 12 +: 12];
             end
         end
         assert (hit == fv_hit);
