@@ -28,7 +28,9 @@ BUILD_ARGS: tuple[str, ...] = ()
 # TAG_BASE + 0x8000 + entry cross 0x8000), nv_nobuf 0x7FFC (line tags cross 0x8000 after slot 3).
 # nv_nobuf and the UALink top translate a 2^51-byte window (XLink addresses 2^50 .. 3 x 2^50, so
 # address bits 50 and 51 change inside the window) to HPAs that carry through bit 51 (nv_nobuf) or
-# start at 0 (top): the translation is checked over the full 52-bit address width.
+# start at 0 (top): the translation is checked over the full 52-bit address width. nv_nobuf's
+# coherent sub-range is window offsets 2^49 .. 3 x 2^49 (HPAs 2^51 .. 3 x 2^50), so the D2H
+# requests' line address changes in every bit up to HPA bit 50 as well.
 # nv_buf refreshes its HBM on the plain schedule (REF_POSTPONE=0: forced refresh cycles block HBM
 # accesses), the UALink top postpones them (default 8) and refreshes when idle.
 WIDE = BridgeConfig(win_base=1 << 50, win_size=1 << 51)
@@ -36,7 +38,7 @@ CONFIGS = {
     "nv_buf": TbConfig(flavor=NVLINK, buf_en=1, wr_alloc=0, ref_postpone=0, tag_base=0xFFF8,
                        lanes=2, xw=2, npc=4),
     "nv_nobuf": TbConfig(flavor=NVLINK, buf_en=0, tag_base=0x7FFC,
-                         bridge=replace(WIDE, hpa_base=3 << 49)),
+                         bridge=replace(WIDE, hpa_base=3 << 49, coh_off=1 << 49, coh_size=1 << 50)),
 }
 # through the link layer: two lanes (two CXL links), 2-beat XLink port, the wide window, tags that
 # wrap; everything else default

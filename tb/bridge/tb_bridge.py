@@ -114,10 +114,13 @@ class BridgeBase(uvm_test):
         r = self.rng
         u = r.random()
         if u < 0.12:
-            # coherent sub-range: reads of any shape, full-line writes (ItoMWr)
+            # coherent sub-range: reads of any shape, full-line writes (ItoMWr); half on its first
+            # 64 lines (reuse: a line the home agent has seen), half anywhere in it, so the D2H
+            # address carries every bit the sub-range spans
             op = XlOp.READ if u < 0.08 else XlOp.WRITE
             lead, nb, nl = self.shape(full=(op == XlOp.WRITE))
-            return self.pkt(op, self.cfg.bridge.coh_off + 64 * r.randrange(64 - nl + 1) + lead, nb)
+            span = 64 if r.random() < 0.5 else self.cfg.bridge.coh_size // 64
+            return self.pkt(op, self.cfg.bridge.coh_off + 64 * r.randrange(span - nl + 1) + lead, nb)
         lead, nb, nl = self.shape()
         op = XlOp.READ if r.random() < 0.65 else XlOp.WRITE
         if u < 0.12 + p_hot:
