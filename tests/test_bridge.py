@@ -75,7 +75,8 @@ def test_bridge_write_queue_full() -> None:
     run_core(WQ_CONFIG, "ua_wq", ["BridgeFillBackPressureTest", "BridgeRandomTest"])
 
 
-LINK_SOURCES = ("link/cxl_link.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_rx.v",
+LINK_SOURCES = ("link/cxl_link.v", "link/cxl_flit68_tx.v", "link/cxl_flit68_txout.v",
+                "link/cxl_flit68_rx.v",
                 "link/cxl_crc16_68b.v", "link/cxl_flit256_tx.v", "link/cxl_flit256_rx.v",
                 "link/cxl_flit256_rx_slot.v",
                 "link/cxl_flit256_enc.v", "link/cxl_flit256_dec.v", "link/cxl_crc64_256b.v",

@@ -5,7 +5,8 @@
 // (DH) per flit, Sz=1 (64 B), BE=0, no MDH. Slot 0 takes the first header group, later headers go
 // to the first G-slots after the rollover chunks, the DH is always the last header placed so its
 // data fills the following slots to the end of the flit; the rest rolls over (4 -> all-data flit).
-// The interface is the link68/link256 formatter contract.
+// The interface is the link68/link256 formatter contract, except that this formatter leaves the
+// CRC field [527:512] zero (cxl_link adds it one cycle later).
 module cxl_flit68_tx #(
     parameter integer ROLE = 0      // CXL_ROLE_DOWN (sends H2D/M2S) or CXL_ROLE_UP (D2H/S2M)
 ) (
@@ -333,8 +334,9 @@ module cxl_flit68_tx #(
         msg_take = take;
     end
 
-    cxl_crc16_68b u_crc (.data(body), .crc(flit[527:512]));
-    assign flit[511:0] = body;
+    // The CRC field is left zero: cxl_link computes the CRC in its output stage, from the flit it
+    // sends (new or replayed), so the packing and the CRC tree are in different cycles.
+    assign flit        = {16'd0, body};
     assign busy_adf    = (roll == ROLL_ADF);
 
     always @(posedge clk) begin

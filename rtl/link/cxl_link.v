@@ -163,7 +163,7 @@ module cxl_link #(
     wire [2*512-1:0] q_data;
     wire [5:0]       crd_avail;
     wire [5:0]       crd_err;
-    wire [5:0]       fmt_take;
+    wire [5:0]       txq_take;     // queue heads taken by the formatter this cycle
     wire             fmt_fire;
     wire             rx_commit;
     wire [6*8-1:0]   rx_crd;
@@ -183,7 +183,7 @@ module cxl_link #(
                     .clk(clk), .rst(rst),
                     .in_valid(tx_valid[g] && TX_SUP[g]), .in_ready(in_rdy),
                     .in_data({tx_data[DI*512 +: 512], tx_hdr[g*128 +: 128]}),
-                    .out_valid(q_valid[g]), .out_ready(fmt_take[g] && fmt_fire),
+                    .out_valid(q_valid[g]), .out_ready(txq_take[g]),
                     .out_data(head), .count(q_cnt));
                 assign q_data[DI*512 +: 512] = head[128 +: 512];
             end else begin : g_h
@@ -191,7 +191,7 @@ module cxl_link #(
                     .clk(clk), .rst(rst),
                     .in_valid(tx_valid[g] && TX_SUP[g]), .in_ready(in_rdy),
                     .in_data(tx_hdr[g*128 +: 128]),
-                    .out_valid(q_valid[g]), .out_ready(fmt_take[g] && fmt_fire),
+                    .out_valid(q_valid[g]), .out_ready(txq_take[g]),
                     .out_data(head), .count(q_cnt));
             end
             assign q_hdr[g*128 +: 128] = head[127:0];
@@ -199,7 +199,7 @@ module cxl_link #(
             credit_counter #(.WIDTH(8), .INIT(8'd0)) u_crd (
                 .clk(clk), .rst(rst),
                 .add((rx_commit && TX_SUP[g]) ? rx_crd[g*8 +: 8] : 8'd0),
-                .take(fmt_take[g] && fmt_fire), .avail(crd_avail[g]), .count(c_cnt), .underflow(crd_err[g]));
+                .take(txq_take[g]), .avail(crd_avail[g]), .count(c_cnt), .underflow(crd_err[g]));
         end
     endgenerate
     assign dbg_credit_err = |crd_err;
@@ -228,9 +228,15 @@ module cxl_link #(
     reg [RB_W-1:0] rb_mem [0:REPLAY_DEPTH-1];
     reg [RA_W-1:0] wr_ptr, rd_ptr;
     reg [7:0]      num_free;
-    // output stage
+    // output stages: stage 1 holds the flit picked (a new 68B flit with its CRC field still
+    // zero), stage 2 the flit on tx_flit with its CRC (68B) and sequence term (SEQ_CRC) added
     reg              out_valid;
     reg [FLIT_W-1:0] out_flit;
+    reg              out_seqd;   // stage 1 flit is retryable: its sequence number is out_seq
+    reg [7:0]        out_seq;
+    reg              tx_v;
+    reg [FLIT_W-1:0] tx_q;
+    wire [FLIT_W-1:0] out_crc;   // what stage 2 XORs into the stage 1 flit
 
     // ------------------------------------------------------------------ formatters
     reg  [2:0]        fmt_kind;
@@ -240,11 +246,18 @@ module cxl_link #(
     reg  [5:0]        fmt_avail;
     reg  [6*8-1:0]    fmt_crd_pend;
     reg  [7:0]        fmt_ack_pend;
-    wire [6*8-1:0]    fmt_crd_take;
-    wire [7:0]        fmt_ack_take;
+    reg               msg_ok;       // a flit carrying messages may be sent
+    reg               crd_en;       // the flit may return credits
+    reg               ack_en;       // an LLCRD returns the acks
+    reg               pk_send;      // 68B: the flit is the prepared one (fmt_kind == K_NONE)
     wire [FLIT_W-1:0] fmt_flit;
     wire              fmt_retryable;
     wire              fmt_busy_adf;
+    wire [6*8-1:0]    crd_pend_nx;  // crd_pend and ack_pend after this cycle
+    wire [7:0]        ack_pend_nx;
+    wire              ack_ret;      // the flit loaded returns acks (restarts the ack timer)
+    wire              fmt_sent = fmt_fire && fmt_kind == K_NONE;
+    wire              pk_head_v, pk_head_msg;   // 68B: prepared buffer head valid, has messages
 
     wire              rx_crc_ok, rx_retryable, rx_ctl_empty, rx_proto_err;
     wire [2:0]        rx_ctl_kind;
@@ -255,6 +268,7 @@ module cxl_link #(
     // SEQ_CRC: a flit that looks retryable (256B: payload type; 68B: a protocol flit, a control
     // flit other than RETRY.*, or the all-data flit the stream owes) is checked against ESeq.
     wire              rx_exp_adf;
+    wire [FLIT_W-1:0] out_seq_term = (SEQ_CRC != 0 && out_seqd) ? seq_term(out_seq) : {FLIT_W{1'b0}};
     wire              rx_seqd = (SEQ_CRC != 0) &&
                                 ((FLIT_MODE != 0) ? (rx_flit[7:6] == 2'b10)
                                                   : (!rx_flit[0] || rx_flit[35:32] != 4'h1 || rx_exp_adf));
@@ -267,13 +281,105 @@ module cxl_link #(
             wire [6*MAXM*128-1:0] rx_mh;
             wire [2*MAXM*512-1:0] rx_md;
             /* verilator lint_on UNUSEDSIGNAL */
+            // The 68B TX runs in two parts. The packer (cxl_flit68_tx) fills a two-entry buffer
+            // of prepared protocol flits (and the all-data flits they owe) from the class queues
+            // whenever the buffer has room, independent of the flit-kind decision; the builder
+            // (cxl_flit68_txout) makes the flit the decision picks: the buffer head with its
+            // credit fields and Ak, an LLCRD or a control flit. Messages wait in the buffer while
+            // a retry, an LLCRD or a full replay buffer holds them back; their TX credits are
+            // taken when they are packed.
+            localparam [2:0] KN = 3'd0;
+            wire [5:0]   pk_take;
+            wire [527:0] pk_new;
+            wire         pk_retry, pk_new_adf;
+            /* verilator lint_off UNUSEDSIGNAL */  // packer: no credit/ack/control flits
+            wire [6*8-1:0] pk_crd_take;
+            wire [7:0]     pk_ack_take;
+            /* verilator lint_on UNUSEDSIGNAL */
+            reg          pk_v0, pk_v1;          // buffer entries 0 (head) and 1 valid
+            reg  [511:0] pk_f0, pk_f1;
+            reg          pk_adf0, pk_adf1;      // entry is an all-data flit
+            reg          pk_msg0, pk_msg1;      // entry carries messages
+            wire         pk_room = !pk_v1;
+            wire         pk_push = pk_room && pk_retry;
+            wire         pk_pop  = fmt_sent && pk_send;
             cxl_flit68_tx #(.ROLE(ROLE)) u_tx (
-                .clk(clk), .rst(rst), .msg_avail(fmt_avail), .msg_hdr(q_hdr), .msg_data(q_data),
-                .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
-                .ack_pend(fmt_ack_pend), .ack_take(fmt_ack_take), .ctl_kind(fmt_kind),
-                .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
+                .clk(clk), .rst(rst), .msg_avail(pk_room ? (q_valid & crd_avail & TX_SUP) : 6'd0),
+                .msg_hdr(q_hdr), .msg_data(q_data), .msg_take(pk_take), .crd_pend(48'd0),
+                .crd_take(pk_crd_take), .ack_pend(8'd0), .ack_take(pk_ack_take), .ctl_kind(KN),
+                .ctl_eseq(8'd0), .ctl_num_retry(5'd0), .ctl_empty(1'b0), .fire(pk_room),
+                .flit(pk_new), .flit_retryable(pk_retry), .busy_adf(pk_new_adf));
+            assign txq_take = pk_take;   // nonzero only with room (msg_avail is 0 without)
+            always @(posedge clk) begin
+                if (rst) begin
+                    pk_v0 <= 1'b0;
+                    pk_v1 <= 1'b0;
+                end else if (pk_pop) begin
+                    if (pk_v1) pk_v1 <= 1'b0;            // (no push: no room)
+                    else       pk_v0 <= pk_push;
+                end else if (pk_push) begin
+                    if (pk_v0) pk_v1 <= 1'b1;
+                    else       pk_v0 <= 1'b1;
+                end
+            end
+            always @(posedge clk) begin
+                if (pk_pop ? (pk_v1 || pk_push) : (pk_push && !pk_v0)) begin
+                    pk_f0   <= (pk_pop && pk_v1) ? pk_f1   : pk_new[511:0];
+                    pk_adf0 <= (pk_pop && pk_v1) ? pk_adf1 : pk_new_adf;
+                    pk_msg0 <= (pk_pop && pk_v1) ? pk_msg1 : (pk_take != 6'd0);
+                end
+                if (!pk_pop && pk_push && pk_v0) begin
+                    pk_f1   <= pk_new[511:0];
+                    pk_adf1 <= pk_new_adf;
+                    pk_msg1 <= (pk_take != 6'd0);
+                end
+            end
+            wire unused_pk = &{1'b0, pk_new[527:512]};
+            // An all-data flit is packed in the cycle after the flit that owes it (no credits or
+            // messages needed, and that flit left room), so it is the head when that flit has
+            // gone: the decision sends it first (next_is_adf).
+            assign fmt_busy_adf = pk_v0 && pk_adf0;
+            assign pk_head_v    = pk_v0;
+            assign pk_head_msg  = pk_msg0;
+            wire unused_68 = &{1'b0, fmt_avail, fmt_crd_pend, fmt_ack_pend};
+            wire [2:0]     crd_mem;
+            wire           crd_used, ack_all, ack_8;
+            cxl_flit68_txout u_txo (
+                .clk(clk), .rst(rst), .ctl_kind(fmt_kind), .pk_send(pk_send), .pk_flit(pk_f0),
+                .pk_adf(pk_adf0), .crd_pend(crd_pend), .crd_en(crd_en), .ack_pend(ack_pend),
+                .ack_en(ack_en), .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
                 .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
-                .busy_adf(fmt_busy_adf));
+                .crd_mem(crd_mem), .crd_used(crd_used), .ack_all(ack_all), .ack_8(ack_8));
+            // next counts formed for each outcome from the registers, the decision picks last
+            wire [7:0] ack_inc = ack_pend + {7'd0, rx_commit};
+            wire [7:0] ack_m8  = ack_pend - 8'd8 + {7'd0, rx_commit};
+            wire       a_all   = fmt_sent && ack_all;
+            wire       a_8     = fmt_sent && ack_8 && !ack_all;
+            assign ack_pend_nx = ({7'd0, rx_commit} & {8{a_all}}) | (ack_m8 & {8{a_8}}) |
+                                 (ack_inc & {8{!a_all && !a_8}});   // AND-OR pick (see g_crd)
+            assign ack_ret = fmt_sent && (ack_8 || (ack_all && ack_pend != 8'd0));
+            // A credit field returns the largest power of two <= n, at most 64, of the class it
+            // picks: what is left is n without its highest set bit, or n - 64 from 64 on.
+            for (g = 0; g < 6; g = g + 1) begin : g_crd
+                wire [7:0] n    = crd_pend[g*8 +: 8];
+                wire [7:0] dlv  = {7'd0, rx_valid[g] & rx_ready[g]};
+                // bit k: some bit above k is set (n[5:k+1] != 0), so bit k is not the highest
+                wire [5:0] abv  = {1'b0, n[5], |n[5:4], |n[5:3], |n[5:2], |n[5:1]};
+                wire [5:0] low  = n[5:0] & abv;              // n[5:0] without its highest set bit
+                wire [7:0] left = (n[7:6] != 2'd0) ? {n[7:6] - 2'd1, n[5:0]} : {2'd0, low};
+                wire       pick = (g >= 3) ? crd_mem[g % 3] : !crd_mem[g % 3];
+                wire [7:0] keep = n + dlv;
+                wire [7:0] rest = left + dlv;
+                wire       take = fmt_sent && crd_used && pick;
+                // an AND-OR pick: yosys shares two adds behind a mux ($mux) of their inputs
+                // (opt_share), which would put the late pick before the adder
+                assign crd_pend_nx[g*8 +: 8] = (rest & {8{take}}) | (keep & {8{!take}});
+            end
+            // the formatter leaves the CRC field zero: it is computed from the stage 1 flit (a
+            // new flit or a replayed one, both stored without it) in stage 2
+            wire [15:0] crc16;
+            cxl_crc16_68b u_crc (.data(out_flit[511:0]), .crc(crc16));
+            assign out_crc = {crc16, 512'd0} ^ out_seq_term;
             cxl_flit68_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
                 .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
                 .commit(rx_commit), .in_seq(in_seq), .crc_ok(rx_crc_ok),
@@ -313,6 +419,20 @@ module cxl_link #(
             wire [6*MAXM*3-1:0]   rx_rn;
             wire [6*MAXM*124-1:0] rx_rb;
             wire [2*3*512-1:0]    rx_ln;
+            wire [5:0]            fmt_take;
+            wire [6*8-1:0]        fmt_crd_take;
+            wire [7:0]            fmt_ack_take;
+            wire [7:0]            ack_taken = fmt_sent ? fmt_ack_take : 8'd0;
+            assign txq_take    = fmt_take & {6{fmt_fire}};
+            assign ack_pend_nx = ack_pend + {7'd0, rx_commit} - ack_taken;
+            assign ack_ret     = ack_taken != 8'd0;
+            for (g = 0; g < 6; g = g + 1) begin : g_crd
+                assign crd_pend_nx[g*8 +: 8] = crd_pend[g*8 +: 8] + {7'd0, rx_valid[g] & rx_ready[g]} -
+                                               (fmt_sent ? fmt_crd_take[g*8 +: 8] : 8'd0);
+            end
+            assign pk_head_v   = 1'b0;
+            assign pk_head_msg = 1'b0;
+            wire unused_256 = &{1'b0, crd_en, pk_send};
             cxl_flit256_tx #(.ROLE(ROLE), .PBR(PBR)) u_tx (
                 .clk(clk), .rst(rst), .msg_avail(fmt_avail), .msg_hdr(q_hdr), .msg_data(q_data),
                 .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
@@ -321,6 +441,7 @@ module cxl_link #(
                 .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
                 .busy_adf(fmt_busy_adf));
             assign rx_exp_adf = 1'b0;   // no all-data flits in 256B
+            assign out_crc    = out_seq_term;   // the formatter's flit carries its CRC
             cxl_flit256_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
                 .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
                 .commit(rx_commit), .crc_ok(rx_crc_ok),
@@ -337,8 +458,9 @@ module cxl_link #(
     endgenerate
 
     // ------------------------------------------------------------------ TX flit selection
-    wire load = !out_valid || tx_flit_ready;
-    wire fire_out = out_valid && tx_flit_ready;
+    wire s2_load  = !tx_v || tx_flit_ready;       // stage 2 takes stage 1's flit
+    wire load     = !out_valid || s2_load;        // stage 1 takes a new or replayed flit
+    wire fire_out = tx_v && tx_flit_ready;
     wire replaying = (rd_ptr != wr_ptr);
     wire [RB_W-1:0] rb_rd = rb_mem[rd_ptr];
     wire next_is_adf = replaying ? rb_rd[FLIT_W] : fmt_busy_adf;
@@ -355,6 +477,10 @@ module cxl_link #(
         fmt_nr       = 5'd0;
         fmt_empty    = 1'b0;
         fmt_avail    = 6'd0;
+        msg_ok       = 1'b0;
+        crd_en       = 1'b0;
+        ack_en       = 1'b0;
+        pk_send      = 1'b0;
         fmt_crd_pend = 48'd0;
         fmt_ack_pend = 8'd0;
         use_replay   = 1'b0;
@@ -366,7 +492,10 @@ module cxl_link #(
         end else if (next_is_adf) begin
             // The partner expects an all-data flit next in the stream: nothing may precede it.
             if (replaying) use_replay = 1'b1;
-            else           fmt_kind   = K_NONE;
+            else begin
+                fmt_kind = K_NONE;
+                pk_send  = 1'b1;                     // 68B: the head of the prepared buffer
+            end
         end else if (seq_on || rrsm_ack || lrsm == S_LLRREQ) begin
             seq_step = 1'b1;
             if (seq_cnt != NFR) begin
@@ -398,27 +527,35 @@ module cxl_link #(
             fmt_kind = K_NONE;
             // Messages need credits and room for their rollover; an ack forced out stops them
             // for a flit so that an LLCRD carries it.
-            if (num_free >= 8'd4 && !(ack_force && ack_pend != 8'd0))
-                fmt_avail = q_valid & crd_avail & TX_SUP;
-            fmt_ack_pend = (ack_force || ack_pend >= 8'd8) ? ack_pend : 8'd0;
-            if (num_free >= 8'd3) fmt_crd_pend = crd_pend;
+            msg_ok = num_free >= 8'd4 && !(ack_force && ack_pend != 8'd0);
+            if (msg_ok) fmt_avail = q_valid & crd_avail & TX_SUP;
+            ack_en = ack_force || ack_pend >= 8'd8;
+            fmt_ack_pend = ack_en ? ack_pend : 8'd0;
+            crd_en = num_free >= 8'd3;
+            if (crd_en) fmt_crd_pend = crd_pend;
+            // 68B: the prepared head goes unless it carries messages that may not (a head with
+            // only the chunks a previous flit owes needs no more room than an LLCRD)
+            pk_send = pk_head_v && (!pk_head_msg || msg_ok);
         end
     end
 
     assign fmt_fire      = load && !use_replay;
     assign dbg_tx_replay = load && use_replay;
     wire   rb_write      = fmt_fire && fmt_retryable;
-    // a new retryable flit carries sequence number wr_ptr (SEQ_CRC: folded into its CRC)
-    wire [FLIT_W-1:0] tx_new = (SEQ_CRC != 0 && fmt_retryable) ? (fmt_flit ^ seq_term(8'(wr_ptr)))
-                                                               : fmt_flit;
 
     function automatic [RA_W-1:0] ptr_inc(input [RA_W-1:0] p);
         ptr_inc = ({{(32-RA_W){1'b0}}, p} == REPLAY_DEPTH - 1) ? {RA_W{1'b0}} : p + 1'b1;
     endfunction
 
     always @(posedge clk) begin
-        if (rb_write) rb_mem[wr_ptr] <= {fmt_busy_adf && fmt_kind == K_NONE, tx_new};
-        if (load) out_flit <= use_replay ? rb_rd[FLIT_W-1:0] : tx_new;
+        if (rb_write) rb_mem[wr_ptr] <= {fmt_busy_adf && fmt_kind == K_NONE, fmt_flit};
+        if (load) begin
+            out_flit <= use_replay ? rb_rd[FLIT_W-1:0] : fmt_flit;
+            // a retryable flit carries sequence number wr_ptr when new, rd_ptr when replayed
+            out_seqd <= use_replay || fmt_retryable;
+            out_seq  <= use_replay ? 8'(rd_ptr) : 8'(wr_ptr);
+        end
+        if (s2_load) tx_q <= out_flit ^ out_crc;
     end
 
     // ------------------------------------------------------------------ RX acceptance
@@ -445,8 +582,11 @@ module cxl_link #(
     // ------------------------------------------------------------------ sequential control
     wire [7:0] eseq_inc  = ({1'b0, eseq} + 9'd1 >= wrap) ? 8'd0 : eseq + 8'd1;
     wire [8:0] free_add  = {1'b0, num_free} + {1'b0, (rx_commit ? rx_ack : 8'd0)};
-    wire [8:0] nf_next   = free_add - {8'd0, rb_write};
-    wire [7:0] ack_taken = (fmt_fire && fmt_kind == K_NONE) ? fmt_ack_take : 8'd0;
+    // next free count with and without a flit stored this cycle, each capped at the depth: the
+    // store (late, after the flit-kind decision) only picks one
+    wire [8:0] free_sub  = ({1'b0, num_free} - 9'd1) + {1'b0, (rx_commit ? rx_ack : 8'd0)};
+    wire [7:0] nf_keep   = (free_add > {1'b0, DEPTH8}) ? DEPTH8 : free_add[7:0];
+    wire [7:0] nf_store  = (free_sub > {1'b0, DEPTH8}) ? DEPTH8 : free_sub[7:0];
 
     function automatic [15:0] sat_inc(input [15:0] v);
         sat_inc = (v == 16'hFFFF) ? v : v + 16'd1;
@@ -480,6 +620,7 @@ module cxl_link #(
             rd_ptr       <= {RA_W{1'b0}};
             num_free     <= DEPTH8;
             out_valid    <= 1'b0;
+            tx_v         <= 1'b0;
             link_fatal   <= 1'b0;
             stat_crc_err <= 16'd0;
             stat_retry   <= 16'd0;
@@ -487,11 +628,12 @@ module cxl_link #(
         end else begin
             // ---- output stage / replay buffer
             if (load) out_valid <= 1'b1;
+            if (s2_load) tx_v <= out_valid;
             if (load && use_replay) rd_ptr <= ptr_inc(rd_ptr);
             if (rb_write) wr_ptr <= ptr_inc(wr_ptr);
             if (rb_write && !replaying) rd_ptr <= ptr_inc(rd_ptr);  // RdPtr == WrPtr: new flits
             // free entries: -1 per stored flit, + acks received (never above the depth)
-            num_free <= (nf_next > {1'b0, DEPTH8}) ? DEPTH8 : nf_next[7:0];
+            num_free <= (nf_store & {8{rb_write}}) | (nf_keep & {8{!rb_write}});   // AND-OR pick
             if (fmt_fire && fmt_kind == K_INIT) init_sent <= 1'b1;
 
             // ---- control sequences (Frames + Req/Ack)
@@ -571,18 +713,15 @@ module cxl_link #(
                     eseq <= eseq_inc;
                 end
             end
-            ack_pend <= ack_pend + {7'd0, rx_commit} - ack_taken;
-            if (ack_taken != 8'd0 || ack_pend <= 8'd1) ack_timer <= 8'd0;
+            ack_pend <= ack_pend_nx;
+            if (ack_ret || ack_pend <= 8'd1) ack_timer <= 8'd0;
             else if (ack_timer != 8'hFF) ack_timer <= ack_timer + 8'd1;
-            for (c = 0; c < 6; c = c + 1)
-                crd_pend[c*8 +: 8] <= crd_pend[c*8 +: 8] + {7'd0, rx_valid[c] & rx_ready[c]} -
-                                      ((fmt_fire && fmt_kind == K_NONE) ? fmt_crd_take[c*8 +: 8]
-                                                                        : 8'd0);
+            crd_pend <= crd_pend_nx;
         end
     end
 
-    assign tx_flit_valid = out_valid;
-    assign tx_flit       = out_flit;
+    assign tx_flit_valid = tx_v;
+    assign tx_flit       = tx_q;
     assign link_up       = init_sent && init_rcvd && !link_fatal;
     assign dbg_lrsm      = lrsm;
     assign dbg_eseq      = eseq;

@@ -1,7 +1,8 @@
 // Formal environment for the replay buffer and retry logic of rtl/link/cxl_link.v (68B mode).
-// The flit formatter, the flit decoder and the RX buffers are abstracted (tb/formal/abstract/: same
+// The flit packer, the flit decoder and the RX buffers are abstracted (tb/formal/abstract/: same
 // ports, every output free in every cycle), so the partner may send anything in any cycle and the
-// formatter may produce any flit; the TX class queues and credit counters are the real ones.
+// packer may prepare any flit; the TX class queues, credit counters, the prepared-flit buffer and
+// the output builder (cxl_flit68_txout) are the real ones.
 // The properties are in cxl_link.props.svh, spliced into cxl_link's scope. REPLAY_DEPTH 9 is the
 // smallest depth cxl_link accepts that is not a power of two, so pointer wrap is exercised. Flits
 // are the real 528 bits: cxl_link derives FLIT_W from FLIT_MODE and refuses any other width.
