@@ -212,8 +212,10 @@ module xb_hbm_ctrl #(
     reg [SL_W-1:0]     t_sl;
     reg [TW-1:0]       t_e;      // q_e of the access (relative to the cycle before S4)
     reg [INFLIGHT-1:0] t_tk;     // completion offsets held by the reservations S3 saw
+    reg [2*INFLIGHT-2:0] t_dd;   // t_dd[I-1+m]: raw done of the access in T + m = that of the
+                                 // access in S4 when it was in S3's cycle, m in (-I, I)
     reg                b_v;      // S4 reserved a completion in the previous cycle ...
-    reg [TW-1:0]       b_d;      // ... at this offset (relative to the current cycle)
+    reg [INFLIGHT-1:0] b_fz;     // ... at this offset from its raw done (one-hot)
     // slot-only bus terms of the previous cycle (valid for S2: see the bus fit below)
     reg [INFLIGHT-1:0] efit_q;                  // a burst starting at the slot's end fits
     reg [INFLIGHT-1:0] lt_q [0:INFLIGHT-1];     // lt_q[c][m]: slot m's end orders before slot c's
@@ -443,6 +445,8 @@ module xb_hbm_ctrl #(
     // raw done + k = q_e + tCL + k (relative to S3's cycle) is compared with each reservation
     // without forming the sum: for a constant K, a + K == d holds iff every bit of d is
     // a ^ K ^ (the carry that a, K and d's lower bit imply): a few gate levels and an AND tree.
+    // For the access ahead, S3 compares the two raw done times instead (their difference, decoded
+    // for every offset pair), so S4 needs only that access's one-hot offset.
     function automatic sum_eq(input [TW-1:0] a, input [TW-1:0] k, input [TW-1:0] d);
         reg [TW-1:0] cin;   // carry into each bit, if the sum is d
         reg [TW-2:0] cout;  // carry out of each bit below the top given that carry in
@@ -460,14 +464,27 @@ module xb_hbm_ctrl #(
         for (k = 0; k < I; k = k + 1)
             for (j = 0; j < I; j = j + 1)
                 if (s_r[j] && sum_eq(q_e, TW'(T_CL + k), s_d[j])) tk[k] = 1'b1;
-        for (k = 0; k < I; k = k + 1)
-            tk4[k] = t_tk[k] || (b_v && sum_eq(t_e, TW'(T_CL - 1 + k), b_d));
+        for (k = 0; k < I; k = k + 1) begin
+            tk4[k] = t_tk[k];
+            for (j = 0; j < I; j = j + 1)    // j: the offset the access ahead took
+                if (b_v && b_fz[j] && t_dd[I - 1 + j - k]) tk4[k] = 1'b1;
+        end
         for (k = 0; k < I; k = k + 1)
             fz[k] = !tk4[k] && &(tk4 | ({INFLIGHT{1'b1}} << k));    // offsets below k held
         q_d = {TW{1'b0}};
         for (k = 0; k < I; k = k + 1)
             if (fz[k]) q_d = q_d | add_s[(A_D + k)*TW +: TW];
     end
+
+    // the access in S3 against the one in S4: raw done + k equals the other's raw done + j iff
+    // q_e + tCL + k == t_e + tCL - 1 + j, i.e. q_e - t_e - 1 == j - k - 2
+    wire [TW-1:0]        qt_d;      // q_e - t_e - 1
+    reg  [2*INFLIGHT-2:0] dd;
+    ks_adder #(.WIDTH(TW)) u_qt (.a(q_e), .b(~t_e), .sum(qt_d));
+    integer dm;
+    always @*
+        for (dm = 0; dm < 2 * I - 1; dm = dm + 1)
+            dd[dm] = t_v && (qt_d == TW'(dm - (I - 1) - 2));
 
     // ------------------------------------------------------------------ the networks' instances
     // the refreshed bank's ACT base: precharge after tRAS and the last burst, then tRP (open), or
@@ -679,9 +696,10 @@ module xb_hbm_ctrl #(
                 t_sl <= q_sl;
                 t_e  <= q_e;
                 t_tk <= tk;
+                t_dd <= dd;
             end
-            b_v <= t_v;
-            b_d <= q_d;
+            b_v  <= t_v;
+            b_fz <= fz;
             if (t_v) begin
                 s_r[t_sl] <= 1'b1;
                 s_d[t_sl] <= q_d;
