@@ -161,7 +161,7 @@ ILLEGAL = [
     ("xbridge_core", {"WB_DEPTH": 6}), ("xbridge_core", {"NLINE": 8192}),
     ("xbridge_core", {"HT_ENTRIES": 1}), ("xbridge_core", {"FLAVOR": 2}),
     ("xb_hbm_ctrl", {"NPC": 3}), ("xb_hbm_ctrl", {"T_REFI": 40}), ("xb_hbm_ctrl", {"INFLIGHT": 1}),
-    ("xb_hbm_ctrl", {"T_RFC": 4000}),
+    ("xb_hbm_ctrl", {"T_RFC": 4000}), ("xb_hbm_ctrl", {"T_BURST": 1}), ("xb_hbm_ctrl", {"T_CL": 1, "T_BURST": 2}),
     ("xb_lane", {"LANES": 2, "NLL": 4}), ("xb_cxl_port", {"FLIT_MODE": 2}),
     ("xb_ual_dl_rx", {"XW": 3}), ("xb_ual_dl_tx", {"XW": 0}),
 ]

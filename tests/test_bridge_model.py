@@ -132,15 +132,16 @@ def test_hbm_bank_states() -> None:
     # tRAS: a conflict right after an ACT waits for tRAS before the precharge
     m2 = HbmModel(t, g)
     m2.issue(10, 0)
-    done, _ = m2.issue(11, conflict)
+    assert not m2.schedulable(11, conflict)                          # same pseudo-channel, next cycle
+    done, _ = m2.issue(12, conflict)
     assert done == 10 + t.tRAS + t.tRP + t.tRCD + t.tCL + t.tBURST
     # the data bus of one pseudo-channel serializes bursts; another pc does not
     m3 = HbmModel(t, g)
     a, _ = m3.issue(10, 0)
-    b, _ = m3.issue(11, 2)      # pc 0, bank 1
-    c, _ = m3.issue(12, 1)      # pc 1
+    b, _ = m3.issue(12, 2)      # pc 0, bank 1
+    c, _ = m3.issue(13, 1)      # pc 1
     assert b == a + t.tBURST                                         # waits for the pc-0 bus
-    assert c == 12 + t.tRCD + t.tCL + t.tBURST
+    assert c == 13 + t.tRCD + t.tCL + t.tBURST
 
 
 def test_hbm_refresh_plain_schedule() -> None:
@@ -151,6 +152,9 @@ def test_hbm_refresh_plain_schedule() -> None:
     assert slot == t.tREFI // g.nbanks_total
     m.issue(10, 0)                       # bank 0 open
     assert m.is_forced_cycle(slot) and not m.is_forced_cycle(slot + 1)
+    assert not m.schedulable(slot - 1, 0) and m.schedulable(slot - 2, 0)   # the cycle before a round
+    with pytest.raises(ValueError):
+        m.issue(slot - 1, 0)
     with pytest.raises(ValueError):
         m.issue(slot, 0)
     raw, done = m.issue(slot + 1, 0)     # refresh closed bank 0: ACT waits tRP + tRFC
@@ -165,7 +169,7 @@ def test_hbm_refresh_postponed_while_busy_then_idle() -> None:
     slot, nb = m.ref_slot, g.nbanks_total
     last = 0
     for now in range(0, (nb + 2) * slot + 5, 10):    # always an access in flight: never idle
-        if m.is_forced_cycle(now):
+        while not m.schedulable(now, 1):
             now += 1
         last = m.issue(now, 1)[1]
     # owed 1..nb at timer cycles 1..nb (every bank one behind); timer cycle nb+1 forces a round:
@@ -203,9 +207,9 @@ def test_hbm_out_of_order_completion() -> None:
     now, done_of, order = 0, [], 0
     for k in range(400):
         now += rng.randint(1, 3)
-        if m.is_forced_cycle(now):
-            now += 1
         idx = rng.randrange(512)
+        while not m.schedulable(now, idx):
+            now += 1
         raw, done = m.issue(now, idx)
         assert done >= raw > now and done - raw < 64
         done_of.append((idx % g.nbanks_total, done))
@@ -225,10 +229,38 @@ def test_hbm_refresh_does_not_hold_the_bus() -> None:
     slot = m.ref_slot
     m.issue(slot + 1, 1)                                  # bank number 1 (pc 1), refreshed at 2 * slot
     raw_ref, _ = m.issue(2 * slot + 1, 1)                 # waits for the refresh
-    raw_other, _ = m.issue(2 * slot + 2, 3)               # bank number 3, same pc: not behind it
+    raw_other, _ = m.issue(2 * slot + 3, 3)               # bank number 3, same pc: not behind it
     assert [(r.cycle, r.bank) for r in m.refreshes] == [(slot, 0), (2 * slot, 1)]
     assert raw_ref >= 2 * slot + t.tRFC and raw_other < raw_ref
-    assert raw_other == 2 * slot + 2 + t.tRCD + t.tCL + t.tBURST
+    assert raw_other == 2 * slot + 3 + t.tRCD + t.tCL + t.tBURST
+
+
+def test_hbm_pipeline_acceptance_and_scheduling() -> None:
+    t = HbmTiming.hbm3()
+    g = HbmGeom()
+    ref = HbmModel(t, g)
+    raw_issue, _ = ref.issue(11, 0)
+    m = HbmModel(t, g, inflight=2)
+    assert m.ready(10)
+    m.accept(10, 0, key="a")                         # pc 0, scheduled in the next cycle
+    assert m.ready(11)                               # the register's occupant leaves in 11
+    m.accept(11, 2, key="b")                         # pc 0 again: waits one cycle in the register
+    assert not m.ready(12)                           # register held, and both slots
+    m.advance(14)
+    assert [(s.key, s.cycle, s.accepted) for s in m.scheduled] == [("a", 11, 10), ("b", 13, 11)]
+    assert m.scheduled[0].raw == raw_issue == 11 + t.tRCD + t.tCL + t.tBURST
+    done_a = m.scheduled[0].done
+    assert not m.ready(done_a) and m.ready(done_a + 1)      # slots free after the completion
+    with pytest.raises(ValueError):
+        m.accept(done_a, 1)
+    # a forced round: no scheduling in it or in the cycle before it; acceptance goes on
+    p = HbmModel(t, g, postpone=0)
+    slot = p.ref_slot
+    p.accept(slot - 2, 1, key="r")
+    assert p.ready(slot - 1) is False                # the register holds it (slot - 1 precedes the round)
+    p.advance(slot + 2)
+    assert [(s.key, s.cycle) for s in p.scheduled] == [("r", slot + 1)]
+    assert [(r.cycle, r.forced) for r in p.refreshes] == [(slot, True)]
 
 
 def test_reference_semantics_and_policies() -> None:

@@ -12,13 +12,27 @@ Semantics (the RTL implements exactly this; timestamps are core cycles):
 * address map of a buffer line index i: pc = i % NPC, bank = (i / NPC) % NBANK,
   column = (i / (NPC*NBANK)) % ROW_LINES, row = i / (NPC*NBANK*ROW_LINES); open-page policy.
   bank number = bank * NPC + pc = i % (NPC*NBANK) (the low index bits).
-* at most one access is accepted per cycle. The bank is ready for the column command at: open row,
+* acceptance and scheduling. At most one access is accepted per cycle; it needs a free slot (at
+  most INFLIGHT accesses are accepted and not completed: an access holds its slot from the cycle
+  after its acceptance up to and including its completion cycle) and a free request register,
+  which holds one accepted access until it is scheduled (free in a cycle in which it is empty or
+  its access is scheduled). An access accepted in cycle t is scheduled in the first cycle u > t,
+  after the previous access's scheduling cycle, such that
+    - u is not a forced refresh cycle, and the cycle after u would not start a forced round if
+      no refresh ran in u (the cycle after u is a timer cycle and POSTPONE * NPC * NBANK refreshes
+      are owed in u): the controller's pipeline reads the bank state in u and writes it in u + 1;
+    - the previous access was not scheduled in u - 1 on the same pseudo-channel (it writes the
+      bank and bus state of its pseudo-channel in u).
+  Everything below happens as if the access were issued in cycle u ("now" = u): with a free
+  pipeline u = t + 1, one cycle more than a controller deciding in the cycle of acceptance. The
+  completion is reported (iss_valid / iss_done) in cycle u + 3.
+* bank timing at the scheduling cycle now. The bank is ready for the column command at: open row,
   max(now, t_act+tRCD, last_col+tBURST); closed bank, ACT at max(now, avail); other row, PRE at
   max(now, t_act+tRAS, last_col+tBURST) and ACT = PRE+tRP; then ready at max(ACT+tRCD,
   last_col+tBURST) (last_col: the bank's previous column command). The column command occupies
   the pseudo-channel data bus for tBURST and takes the earliest start >= that ready time at which
   its burst overlaps no burst already scheduled on the pseudo-channel (bus gaps are reused: a bank
-  waiting for its ACT, e.g. behind a refresh, does not hold the bus for the other banks). The data
+  waiting for its ACT, e.g. behind a refresh, does not hold the bus for the others). The data
   is done ("raw done") at col + tCL + tBURST (writes use tCL too).
 * completion, out of order across banks: the controller has one data port toward the bridge (one
   completion per cycle), and an access reserves the first cycle >= its raw done that no earlier
@@ -26,17 +40,19 @@ Semantics (the RTL implements exactly this; timestamps are core cycles):
   tagged. Within a bank, column times (hence raw done times) strictly increase with issue order,
   and so do the reserved cycles, so accesses to one bank, and to one line, complete in issue
   order (a read after a write of the same line sees the write). An access is in flight from the
-  cycle after its issue up to and including its completion cycle.
+  cycle after its scheduling cycle up to and including its completion cycle.
 * refresh: single-bank refresh (REFsb). A timer owes one refresh every tREFI/(NPC*NBANK) cycles
   (first at that interval), to the banks in round-robin bank-number order, so each bank is owed one
   per tREFI. Owed refreshes are executed in the order they were owed, one per cycle at most. A
-  cycle is idle when no access is in flight and none is accepted in it.
+  cycle is idle when no access is in flight and none is scheduled in it (an access waiting in the
+  request register does not make it busy).
   - idle: in an idle cycle that follows at least IDLE idle cycles, the oldest owed refresh is
     executed (so a burst's short gaps do not start refreshes that its next accesses would wait for);
   - forced round: in a timer cycle where POSTPONE * NPC * NBANK refreshes are owed (every bank is
     POSTPONE refreshes behind) and no round runs, a round starts: the oldest owed refresh is
     executed in this cycle and in each of the next ROUND-1 cycles (ROUND = NPC*NBANK, every bank
-    once, if POSTPONE > 0, else 1), and no access is accepted in a round cycle. Under saturation an
+    once, if POSTPONE > 0, else 1), and no access is scheduled in a round cycle or the cycle before
+    it (see above; acceptance into the free request register goes on). Under saturation an
     in-order consumer then waits once per tREFI (about tRFC) instead of once per bank refresh.
     Requires tREFI/(NPC*NBANK) > ROUND (no timer cycle inside a round).
   POSTPONE = 0 is the plain schedule (each refresh at its timer cycle). Executing a refresh
@@ -121,9 +137,22 @@ class RefEvent:
     forced: bool
 
 
+@dataclass(frozen=True)
+class Sched:
+    """An accepted access scheduled in cycle ``cycle`` (reported in cycle + 3)."""
+    cycle: int
+    accepted: int
+    idx: int
+    raw: int
+    done: int
+    key: object = None
+
+
 @dataclass
 class HbmModel:
-    """Cycle-exact timing reference. Feed accesses with ``issue(now, idx)`` in cycle order."""
+    """Cycle-exact timing reference. Either feed acceptances with ``accept(now, idx)`` in cycle order
+    (the model schedules them, ``ready(now)`` tells whether an access may be accepted, ``scheduled``
+    lists the outcomes), or feed scheduling cycles directly with ``issue(now, idx)``."""
 
     timing: HbmTiming
     geom: HbmGeom = field(default_factory=HbmGeom)
@@ -140,6 +169,11 @@ class HbmModel:
     t: int = 0                  # first cycle not processed yet
     reserved: set[int] = field(default_factory=set)   # completion cycles of accesses in flight
     refreshes: list[RefEvent] = field(default_factory=list)
+    inflight: int = 8           # slots (accepted, not completed), for accept()/ready()
+    pending: list[tuple[int, int, object]] = field(default_factory=list)  # the request register
+    slots: list[int | None] = field(default_factory=list)   # completion of each held access (None: not yet scheduled)
+    last_sched: tuple[int, int] = (-2, -1)                  # (cycle, pseudo-channel) of the last scheduling
+    scheduled: list[Sched] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.banks = [_Bank() for _ in range(self.geom.nbanks_total)]
@@ -206,9 +240,21 @@ class HbmModel:
         self.t = t2
 
     def advance(self, now: int) -> None:
-        """Process every cycle before ``now`` in which no access was accepted."""
+        """Process every cycle before ``now``: the waiting access of accept() is scheduled in its
+        cycle; no other access is scheduled in these cycles."""
         while self.t < now:
             t = self.t
+            if self.pending:
+                acc, idx, key = self.pending[0]
+                if acc < t and self.can_schedule(t, idx):
+                    self.pending.pop(0)
+                    raw, done = self._issue(t, idx)
+                    self.slots[self.slots.index(None)] = done
+                    self.scheduled.append(Sched(t, acc, idx, raw, done, key))
+                else:
+                    self._cycle(t, False)
+                    self.t = t + 1
+                continue
             horizon = min(now, self.next_ref)
             if self.rnd_left == 0 and t < horizon:
                 if self.owed == 0:                     # nothing can happen before the timer
@@ -224,21 +270,76 @@ class HbmModel:
             self.t = t + 1
         self.reserved = {d for d in self.reserved if d >= now}
 
+    def _pre_round(self, t: int) -> bool:
+        """Would cycle t + 1 start a forced round if no refresh ran in t? (t is no round cycle.)"""
+        return t + 1 == self.next_ref and self.owed >= self.owe_limit and self.rnd_left == 0
+
+    def _blocked(self, t: int, idx: int) -> str | None:
+        """Why an access to idx may not be scheduled in cycle t (the model is at cycle t)."""
+        if self._forced(t)[1]:
+            return "a forced refresh cycle"
+        if self._pre_round(t):
+            return "the cycle before a forced round"
+        if self.last_sched == (t - 1, self.geom.map(idx)[0]):
+            return "the cycle after an access to the same pseudo-channel was scheduled"
+        return None
+
+    def can_schedule(self, t: int, idx: int) -> bool:
+        """May an access to idx be scheduled in cycle t (the model must be at cycle t)?"""
+        return self._blocked(t, idx) is None
+
+    def ready(self, now: int) -> bool:
+        """May an access be accepted in cycle ``now``? Processes the cycles before now."""
+        self.advance(now)
+        held = sum(1 for d in self.slots if d is None or d >= now)
+        if held >= self.inflight:
+            return False
+        if not self.pending:
+            return True
+        acc, idx, _ = self.pending[0]
+        return acc < now and self.can_schedule(now, idx)
+
+    def accept(self, now: int, idx: int, key: object = None) -> None:
+        """Accept an access to line idx in cycle now; it is scheduled in a later cycle (see
+        ``scheduled`` once the model has advanced past it)."""
+        if not self.ready(now):
+            raise ValueError(f"cycle {now}: no access may be accepted (slots or request register held)")
+        self.advance(now + 1)        # cycle now: the register's occupant, if any, is scheduled in it
+        self.slots = [d for d in self.slots if d is None or d >= now]
+        self.slots.append(None)
+        self.pending.append((now, idx, key))
+
     def is_forced_cycle(self, now: int) -> bool:
-        """Would cycle ``now`` block acceptance (a forced refresh)? Does not change the model."""
+        """Is cycle ``now`` a forced refresh cycle? Does not change the model."""
         probe = copy.deepcopy(self)
         probe.advance(now)
         return probe._forced(now)[1]
 
+    def schedulable(self, now: int, idx: int) -> bool:
+        """Could an access to idx be scheduled (issue()) in cycle ``now``? Does not change the model."""
+        probe = copy.deepcopy(self)
+        probe.advance(now)
+        return probe.can_schedule(now, idx)
+
     def issue(self, now: int, idx: int) -> tuple[int, int]:
-        """Accept an access to line idx at cycle now. Returns (raw done, reserved completion cycle)."""
+        """Schedule an access to line idx in cycle now (its scheduling cycle, not its acceptance).
+        Returns (raw done, reserved completion cycle)."""
         if now < self.t:
             raise ValueError(f"access at cycle {now} after cycle {self.t - 1} was processed")
+        if self.pending:
+            raise ValueError("issue() and accept() cannot be mixed")
         self.advance(now)
+        return self._issue(now, idx)
+
+    def _issue(self, now: int, idx: int) -> tuple[int, int]:
+        why = self._blocked(now, idx)
+        if why is not None:
+            raise ValueError(f"cycle {now}: no access may be scheduled in {why}")
         self._cycle(now, True)
         self.t = now + 1
         tm = self.timing
         pc, _, row = self.geom.map(idx)
+        self.last_sched = (now, pc)
         b = self.banks[idx % self.geom.nbanks_total]
         if b.open and b.row == row:
             ready = max(now, b.t_act + tm.tRCD, b.t_col + tm.tBURST)

@@ -558,18 +558,18 @@ module xb_lane #(
             .req_idx(hbm_idx), .req_data(wq_d_o), .req_tag(i_ls),
             .rsp_valid(hbm_rsp_v), .rsp_tag(hbm_rsp_tag), .rsp_data(hbm_rsp_data),
             .now(hbm_now), .iss_valid(hbm_iss_valid), .iss_done(hbm_iss_done),
+            .iss_we(hbm_iss_we), .iss_idx(hbm_iss_idx),
             .ref_valid(hbm_ref_v), .ref_forced(hbm_ref_f), .ref_bank(hbm_ref_b), .idle(hbm_idle));
     end else begin : g_nohbm
         assign wq_in_ready = 1'b0; assign wq_out_valid = 1'b0; assign wq_out = {WQW{1'b0}};
         assign hbm_ready = 1'b0; assign hbm_rsp_v = 1'b0; assign hbm_rsp_tag = {LSW{1'b0}};
         assign hbm_rsp_data = 512'd0; assign hbm_now = 32'd0; assign hbm_iss_valid = 1'b0;
         assign hbm_iss_done = 32'd0; assign hbm_idle = 1'b1;
+        assign hbm_iss_we = 1'b0; assign hbm_iss_idx = {SW{1'b0}};
         /* verilator lint_off UNUSEDSIGNAL */
         wire unused_nb = &{1'b0, wq_d_i, wq_d_o, wq_pop, hbm_v, wq_li_i, wq_ix_o};
         /* verilator lint_on UNUSEDSIGNAL */
     end endgenerate
-    assign hbm_iss_we  = hbm_we;
-    assign hbm_iss_idx = hbm_idx;
 
     // tags change when a line enters the write queue: fills are never dropped and a hit read waits
     // for the queue, so a lookup after the line's data reached the bridge always sees it

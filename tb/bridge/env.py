@@ -572,15 +572,15 @@ class DebugMonitor(uvm_component):
                 if not iv >> ln & 1:
                     continue
                 idx = idxs >> (iw * ln) & ((1 << iw) - 1)
-                try:
-                    _, exp = self.hbm[ln].issue(now, idx)
+                try:    # reported three cycles after the access's scheduling cycle (S1)
+                    _, exp = self.hbm[ln].issue(now - 3, idx)
                 except ValueError as e:
-                    errs.append(f"HBM lane {ln} issue at cycle {now}: {e}")
+                    errs.append(f"HBM lane {ln} scheduling at cycle {now - 3}: {e}")
                     continue
                 act = dones >> (32 * ln) & 0xFFFFFFFF
                 self.hbm_checked += 1
                 if act != exp:
-                    errs.append(f"HBM lane {ln} access idx {idx} issued at {now}: done {act}, model {exp}")
+                    errs.append(f"HBM lane {ln} access idx {idx} scheduled at {now - 3}: done {act}, model {exp}")
         return errs
 
 

@@ -4,8 +4,9 @@ Random bursts and idle gaps (so refreshes run both when idle and forced; one sil
 first phase makes an idle refresh happen on every seed), a hot set of lines (the same line written
 and read while in flight: per-line order), random lines over several rows (row
 misses; bus gaps of a pseudo-channel reused ahead of a bank that waits). Every cycle the checker
-compares: acceptance (ready low only in a forced refresh cycle or with every slot held), the
-reserved completion cycle of each accepted access, each refresh (cycle, bank, forced), and each
+compares: req_ready with the model's acceptance rule (a free slot and a free or leaving request
+register), the scheduling report (iss_valid three cycles after the model's scheduling cycle, with the
+access's line, kind and reserved completion cycle), each refresh (cycle, bank, forced), and each
 completion (read data + tag in the reserved cycle, store of a write). Parameters come in XB_HBM
 (JSON) so the test and the RTL agree.
 """
@@ -71,10 +72,10 @@ async def hbm_random(dut: object) -> None:
     cfg = HbmTbCfg.from_env()
     rng: random.Random = named_rng("hbm_random")
     model = HbmModel(cfg.timing(), HbmGeom(cfg.npc, cfg.nbank, cfg.row_lines), cfg.postpone,
-                     cfg.idle)
+                     cfg.idle, inflight=cfg.inflight)
     cg = Covergroup("hbm")
     events = ["reorder", "bumped", "bus_gap_reused", "read_after_write_in_flight", "forced_refresh",
-              "blocked_by_refresh", "slots_full", "waits_for_refreshing_bank"]
+              "blocked_by_refresh", "slots_full", "waits_for_refreshing_bank", "same_pc_stall"]
     if cfg.postpone:                         # POSTPONE=0 refreshes at the timer: never idle, no rounds
         events += ["idle_refresh", "forced_round"]
     cg.coverpoint("event", bins=events)
@@ -117,47 +118,54 @@ async def hbm_random(dut: object) -> None:
             dut.req_tag.value = cur.tag
         await ReadOnly()
         now = int(dut.now.value)
-        held = sum(1 for d in pend if d >= now)
-        fire = int(dut.iss_valid.value)
-        if fire != int(cur is not None and int(dut.req_ready.value)):
-            errors.append(f"cycle {now}: iss_valid {fire} with req_valid/ready")
         nref = len(model.refreshes)
+        exp_ready = model.ready(now)          # processes the cycles before now
+        if int(dut.req_ready.value) != int(exp_ready):
+            errors.append(f"cycle {now}: req_ready {int(dut.req_ready.value)}, model {int(exp_ready)}")
+            break
+        if cur is not None and not exp_ready:
+            if model.pending and model.pending[0][0] < now:
+                why = model._blocked(now, model.pending[0][1])
+                if why is not None and "pseudo-channel" in why:
+                    cg.sample(event="same_pc_stall")
+                elif why is not None:
+                    cg.sample(event="blocked_by_refresh")
+            if sum(1 for d in model.slots if d is None or d >= now) >= cfg.inflight:
+                cg.sample(event="slots_full")
+        fire = int(cur is not None and int(dut.req_ready.value))
         if fire:
             assert cur is not None
-            try:
-                raw, done = model.issue(now, cur.idx)
-            except ValueError as e:
-                errors.append(str(e))
-                break
-            if int(dut.iss_done.value) != done:
-                errors.append(f"cycle {now}: idx {cur.idx} done {int(dut.iss_done.value)}, model {done}")
-                break
-            if done > raw:
-                cg.sample(event="bumped")
-            pc = cur.idx % cfg.npc
-            if raw < max_raw.get(pc, 0):
-                cg.sample(event="bus_gap_reused")       # before a burst scheduled earlier on its pc
-            max_raw[pc] = max(max_raw.get(pc, 0), raw)
-            if raw - now > cfg.t_rfc:
-                cg.sample(event="waits_for_refreshing_bank")
             if not cur.we and inflight_w.get(cur.idx, 0):
                 cg.sample(event="read_after_write_in_flight")
             if cur.we:
                 inflight_w[cur.idx] = inflight_w.get(cur.idx, 0) + 1
             cur.issue = now
-            pend[done] = cur
+            model.accept(now, cur.idx, key=cur)
             issued += 1
             cur = None
-        else:
-            model.advance(now + 1)
-            if cur is not None:                  # offered, not accepted: a forced refresh or full
-                forced_now = any(r.cycle == now and r.forced for r in model.refreshes[nref:])
-                if not forced_now and held < cfg.inflight:
-                    errors.append(f"cycle {now}: not ready, {held} slots held, no forced refresh")
-                if held >= cfg.inflight and not forced_now:
-                    cg.sample(event="slots_full")
-                if forced_now:
-                    cg.sample(event="blocked_by_refresh")
+        model.advance(now + 1)                # cycle now (a waiting access may be scheduled in it)
+        # the scheduling report of the access scheduled three cycles ago
+        exp_s = [x for x in model.scheduled if x.cycle == now - 3]
+        if int(dut.iss_valid.value) != len(exp_s):
+            errors.append(f"cycle {now}: iss_valid {int(dut.iss_valid.value)}, model schedules "
+                          f"{[(x.idx, x.cycle) for x in exp_s]}")
+            break
+        for x in exp_s:
+            a: Pending = x.key
+            got = (int(dut.iss_done.value), int(dut.iss_idx.value), bool(int(dut.iss_we.value)))
+            if got != (x.done, a.idx, a.we):
+                errors.append(f"cycle {now}: (done, idx, we) {got}, model {(x.done, a.idx, a.we)}")
+                break
+            if x.done > x.raw:
+                cg.sample(event="bumped")
+            pc = a.idx % cfg.npc
+            if x.raw < max_raw.get(pc, 0):
+                cg.sample(event="bus_gap_reused")       # before a burst scheduled earlier on its pc
+            max_raw[pc] = max(max_raw.get(pc, 0), x.raw)
+            if x.raw - x.cycle > cfg.t_rfc:
+                cg.sample(event="waits_for_refreshing_bank")
+            pend[x.done] = a
+        model.scheduled = [x for x in model.scheduled if x.cycle > now - 3]
         exp_ref = [r for r in model.refreshes[nref:] if r.cycle == now]
         got_ref = ([RefEvent(now, int(dut.ref_bank.value), bool(int(dut.ref_forced.value)))]
                    if int(dut.ref_valid.value) else [])
