@@ -80,9 +80,7 @@ module cxl_switch_core #(
     wire [N*N*4-1:0]   head_valid;  // [(i*N + j)*4 + c]
     wire [N*N*4-1:0]   pop;
     wire [N*4-1:0]     eg_rdy;
-    wire [N-1:0]       eg_valid;
-    wire [N*PW-1:0]    eg_src;
-    wire [N*2-1:0]     eg_cls;
+    wire [N*4-1:0]     eg_cv;           // [j*4 + c]: egress j takes a class-c message
     wire [N*N*4*128-1:0] q_hdr;        // every queue head of every ingress (cxl_switch_xbar order)
     wire [N*N*2*512-1:0] q_data;
     wire [N*128-1:0]     xi_hdr;       // per egress, through the crossbar
@@ -100,10 +98,9 @@ module cxl_switch_core #(
     wire [N-1:0]       tk_rec [0:N-1];  // [i][d]
 
     cxl_switch_alloc #(.N(N)) u_alloc (
-        .clk(clk), .rst(rst), .head_valid(head_valid), .eg_rdy(eg_rdy), .pop(pop),
-        .eg_valid(eg_valid), .eg_src(eg_src), .eg_cls(eg_cls));
+        .clk(clk), .rst(rst), .head_valid(head_valid), .eg_rdy(eg_rdy), .pop(pop), .eg_cv(eg_cv));
     cxl_switch_xbar #(.N(N)) u_xbar (
-        .q_hdr(q_hdr), .q_data(q_data), .eg_src(eg_src), .eg_cls(eg_cls), .xi_hdr(xi_hdr), .xi_data(xi_data));
+        .q_hdr(q_hdr), .q_data(q_data), .pop(pop), .xi_hdr(xi_hdr), .xi_data(xi_data));
 
     genvar p, k;
     generate
@@ -129,7 +126,7 @@ module cxl_switch_core #(
                 .rt_dpid(rt_dpid), .rt_port(rt_port),
                 .head_valid(head_valid[p*N*4 +: N*4]), .qo_hdr(q_hdr[p*N*4*128 +: N*4*128]), .qo_data(q_data[p*N*2*512 +: N*2*512]),
                 .pop(pop[p*N*4 +: N*4]),
-                .eg_rdy(eg_rdy[p*4 +: 4]), .xi_valid(eg_valid[p]), .xi_cls(eg_cls[p*2 +: 2]),
+                .eg_rdy(eg_rdy[p*4 +: 4]), .xi_cv(eg_cv[p*4 +: 4]),
                 .xi_hdr(xi_hdr[p*128 +: 128]), .xi_data(xi_data[p*512 +: 512]),
                 .tk_req(tk_req[p*N +: N]), .tk_key(tk_key[p*20 +: 20]), .tk_drs(tk_drs[p]),
                 .tk_rq(tk_rq[p*12 +: 12]), .tk_conf_in(tk_conf[p]), .tk_rec_in(tk_rec[p]),

@@ -71,8 +71,7 @@ module cxl_switch_port #(
     input  wire [N*4-1:0]        pop,        // egress j took the head of queue (j, c)
     // crossbar, egress side
     output wire [3:0]            eg_rdy,
-    input  wire                  xi_valid,
-    input  wire [1:0]            xi_cls,
+    input  wire [3:0]            xi_cv,      // [c]: the crossbar brings a class-c message (at most one)
     input  wire [127:0]          xi_hdr,
     input  wire [511:0]          xi_data,
     // this ingress: the request in stage 2 asks DSP d's table to record it (bit d; at most one)
@@ -705,7 +704,7 @@ module cxl_switch_port #(
             end
             assign out_hdr[ge*128 +: 128] = m_d[0 +: 128];
             skid_buffer #(.WIDTH(128 + DW)) u_sk (
-                .clk(clk), .rst(rst), .in_valid(xi_valid && xi_cls == 2'(ge)), .in_ready(eg_rdy[ge]),
+                .clk(clk), .rst(rst), .in_valid(xi_cv[ge]), .in_ready(eg_rdy[ge]),
                 .in_data(s_d), .out_valid(out_valid[ge]), .out_ready(out_ready[ge]), .out_data(m_d));
         end
     endgenerate

@@ -29,8 +29,7 @@ module fv_switch_port #(
     input wire [NRT*12-1:0]     rt_dpid,
     input wire [NRT*PW-1:0]     rt_port,
     input wire [N*4-1:0]        pop,
-    input wire                  xi_valid,
-    input wire [1:0]            xi_cls,
+    input wire [3:0]            xi_cv,
     input wire [127:0]          xi_hdr,
     input wire [511:0]          xi_data,
     input wire [N-1:0]          tk_conf_in,
@@ -43,6 +42,8 @@ module fv_switch_port #(
     reg started = 1'b0;
     always @(posedge clk) started <= started | rst;
     always @* if (!started) assume (rst);
+    // the allocator grants an egress at most one class per cycle
+    always @* assume ((xi_cv & (xi_cv - 4'd1)) == 4'd0);
     integer d;
     always @* begin
         for (d = 0; d < NDEC; d = d + 1) begin
@@ -59,7 +60,7 @@ module fv_switch_port #(
         .cfg_pid(cfg_pid), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
         .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .rt_valid(rt_valid),
         .rt_dpid(rt_dpid), .rt_port(rt_port), .head_valid(), .qo_hdr(), .qo_data(), .pop(pop),
-        .eg_rdy(), .xi_valid(xi_valid), .xi_cls(xi_cls), .xi_hdr(xi_hdr), .xi_data(xi_data),
+        .eg_rdy(), .xi_cv(xi_cv), .xi_hdr(xi_hdr), .xi_data(xi_data),
         .tk_req(), .tk_key(), .tk_drs(), .tk_rq(), .tk_conf_in(tk_conf_in), .tk_rec_in(tk_rec_in),
         .tq_req(tq_req), .tq_key(tq_key), .tq_drs(tq_drs), .tq_rq(tq_rq), .tq_conf(), .tq_rec(),
         .ev(), .ot_used());
