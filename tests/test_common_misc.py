@@ -1,4 +1,5 @@
-"""RTL tests of rtl/common rr_arbiter, credit_counter and stat_counter via tb/common pyuvm benches."""
+"""RTL tests of rtl/common rr_arbiter, credit_counter, stat_counter, gt_tree and dn_floor via tb/common
+pyuvm benches."""
 from __future__ import annotations
 
 import pytest
@@ -27,3 +28,18 @@ def test_stat_counter(width: int, aw: int) -> None:
     run_cocotb(top="stat_counter", sources=rtl_sources("common/stat_counter.v"),
                test_module="tb.common.tb_stat_counter",
                parameters={"WIDTH": width, "AW": aw})
+
+
+# exhaustive at 1 and 5 bits, random pairs aimed at every tree level / borrow length at 13 and 64
+@pytest.mark.rtl
+@pytest.mark.parametrize("width", [1, 5, 13, 64])
+def test_gt_tree(width: int) -> None:
+    run_cocotb(top="gt_tree", sources=rtl_sources("common/gt_tree.v"),
+               test_module="tb.common.tb_gt_tree", parameters={"WIDTH": width})
+
+
+@pytest.mark.rtl
+@pytest.mark.parametrize("width", [1, 5, 13, 64])
+def test_dn_floor(width: int) -> None:
+    run_cocotb(top="dn_floor", sources=rtl_sources("common/dn_floor.v"),
+               test_module="tb.common.tb_dn_floor", parameters={"WIDTH": width})

@@ -20,6 +20,8 @@ ILLEGAL = [
     ("credit_counter", {"WIDTH": 32}, "WIDTH_must_be_1_to_31"),
     ("stat_counter", {"WIDTH": 65}, "WIDTH_must_be_1_to_64"),
     ("ks_adder", {"WIDTH": 0}, "WIDTH_must_be_1_to_64"),
+    ("gt_tree", {"WIDTH": 65}, "WIDTH_must_be_1_to_64"),
+    ("dn_floor", {"WIDTH": 0}, "WIDTH_must_be_1_to_64"),
     ("stat_counter", {"WIDTH": 4, "AW": 5}, "AW_must_be_1_to_WIDTH"),
     ("cxl_link", {"REPLAY_DEPTH": 7}, "REPLAY_DEPTH_must_be_8_to_255"),
     ("cxl_link", {"RX_DEPTH": 256}, "RX_DEPTH_must_be_1_to_255"),
@@ -50,6 +52,7 @@ def test_illegal_parameters_are_refused_at_elaboration(top: str, params: dict[st
     ("sync_fifo", {"DEPTH": 2}), ("fifo_bank", {"W": 64, "DEPTH": 64}), ("credit_counter", {"WIDTH": 31}),
     ("stat_counter", {"WIDTH": 64, "AW": 64}), ("stat_counter", {"WIDTH": 1}),
     ("ks_adder", {"WIDTH": 64}), ("ks_adder", {"WIDTH": 1}),
+    ("gt_tree", {"WIDTH": 64}), ("gt_tree", {"WIDTH": 1}), ("dn_floor", {"WIDTH": 64}), ("dn_floor", {"WIDTH": 1}),
     ("cxl_flit256_rxq", {"DEPTH": 255}), ("cxl_switch_cfg", {"N": 16, "NDEC": 8, "NRT": 256}),
 ])
 def test_limits_themselves_elaborate(top: str, params: dict[str, int]) -> None:

@@ -163,3 +163,25 @@ class StatCounterModel:
     def step(self, en: bool, add: int) -> None:
         if en:
             self.count = (self.count + add) % self.mod
+
+
+def gt_ref(a: int, b: int) -> bool:
+    """gt_tree: unsigned a > b."""
+    return a > b
+
+
+def dn_floor_ref(x: int, floor: int, width: int) -> int:
+    """dn_floor: a relative time counting down that stays at its floor, (x == floor) ? x : x - 1,
+    modulo 2**width (x below the floor is outside the contract and still decrements)."""
+    return x if x == floor else (x - 1) % (1 << width)
+
+
+def top_diff_bit(a: int, b: int) -> int:
+    """Highest bit where a and b differ (-1 when equal): the tree level that decides a compare."""
+    return (a ^ b).bit_length() - 1
+
+
+def borrow_len(x: int) -> int:
+    """How many low bits a decrement of x flips minus one (trailing zeros of x): the prefix AND's
+    reach; -1 for x == 0 would wrap and is reported as the width by the caller."""
+    return (x & -x).bit_length() - 1 if x else -1
