@@ -22,38 +22,48 @@ module rr_arbiter #(
     endgenerate
 
     localparam integer IW = (N > 1) ? $clog2(N) : 1;
-    // Index arithmetic one bit wider so ptr + k (both < N) cannot overflow.
-    localparam integer XW = IW + 1;
-    localparam [XW-1:0] N_X = XW'(N);
-    localparam [IW-1:0] LAST = IW'(N - 1);
 
-    reg [IW-1:0] ptr;      // highest-priority requester
-    reg [XW-1:0] idx;
-    integer k;
+    // The pointer is kept as a mask: bit k set when requester k is at or after it (reset: all
+    // set, pointer 0). The winner is the lowest requester at or after the pointer, else the lowest
+    // requester: two lowest-set-bit picks from the mask register and req, and a select, so the
+    // grant is a few gate levels after req with no index arithmetic. Any mask value gives at most
+    // one grant (a mask of 0 acts as pointer 0, which is what a grant to the last requester
+    // leaves).
+    reg  [N-1:0] mask;
+    wire [N-1:0] hi = req & mask;
+    wire         any_hi = |hi;
+    reg  [N-1:0] below_hi, below_req;    // [k]: some requester below k (in hi / in req)
+    reg  [N-1:0] above;                  // [k]: k is past the granted requester
+    integer k, b;
 
     assign any = |req;
 
-    // Scan from ptr + N-1 down to ptr so the requester closest after ptr wins.
     always @* begin
-        grant     = {N{1'b0}};
-        grant_idx = {IW{1'b0}};
-        idx       = {XW{1'b0}};
-        for (k = N - 1; k >= 0; k = k - 1) begin
-            idx = XW'(ptr) + XW'(k);
-            if (idx >= N_X) idx = idx - N_X;
-            if (req[idx[IW-1:0]]) begin
-                grant     = {N{1'b0}};
-                grant[idx[IW-1:0]] = 1'b1;
-                grant_idx = idx[IW-1:0];
+        for (k = 0; k < N; k = k + 1) begin
+            below_hi[k]  = 1'b0;
+            below_req[k] = 1'b0;
+            for (b = 0; b < k; b = b + 1) begin
+                below_hi[k]  = below_hi[k] | hi[b];
+                below_req[k] = below_req[k] | req[b];
             end
+            grant[k] = any_hi ? (hi[k] && !below_hi[k]) : (req[k] && !below_req[k]);
+        end
+        // binary index of the one-hot grant (an OR per index bit)
+        grant_idx = {IW{1'b0}};
+        for (k = 0; k < N; k = k + 1)
+            if (grant[k]) grant_idx = grant_idx | IW'(k);
+        for (k = 0; k < N; k = k + 1) begin
+            above[k] = 1'b0;
+            for (b = 0; b < k; b = b + 1) above[k] = above[k] | grant[b];
         end
     end
 
+    // the pointer moves to just past the granted requester (a grant to the last one leaves 0)
     always @(posedge clk) begin
         if (rst) begin
-            ptr <= {IW{1'b0}};
+            mask <= {N{1'b1}};
         end else if (advance && any) begin
-            ptr <= (grant_idx == LAST) ? {IW{1'b0}} : grant_idx + 1'b1;
+            mask <= above;
         end
     end
 endmodule

@@ -297,17 +297,23 @@ module cxl_switch_port #(
     wire [N-1:0]        tq_gnt;
     wire [PW-1:0]       tq_idx;
     wire                tq_any;
-    reg  [N-1:0]        tq_m;                    // [i]: ingress i's key is outstanding here
+    wire [N-1:0]        tq_m;                    // [i]: ingress i's key is outstanding here
     wire [OT_DEPTH-1:0] ot_foh;                  // lowest free entry
     wire                ot_full = &ot_v;
-    integer             r;
-    always @* begin
-        for (r = 0; r < N; r = r + 1) begin
-            tq_m[r] = 1'b0;
-            for (q = 0; q < OT_DEPTH; q = q + 1)
-                tq_m[r] = tq_m[r] | (ot_v[q] && !del_oh[q] && ot_key[q] == tq_key[r*20 +: 20]);
+    // Each (ingress, entry) match is one AND over the key's bit equalities and the entry's live
+    // bit, kept as a net so that ABC maps it as a balanced tree (about 6 levels) and the OR over
+    // the entries after it (4 at 16 entries); the served ingress's grant is the last AND.
+    wire [OT_DEPTH-1:0] ot_live = ot_v & ~del_oh;
+    genvar gr, gq;
+    generate
+        for (gr = 0; gr < N; gr = gr + 1) begin : g_tqm
+            (* keep *) wire [OT_DEPTH-1:0] em;   // [q]: entry q is live and holds ingress gr's key
+            for (gq = 0; gq < OT_DEPTH; gq = gq + 1) begin : g_e
+                assign em[gq] = &{ot_live[gq], ~(ot_key[gq] ^ tq_key[gr*20 +: 20])};
+            end
+            assign tq_m[gr] = |em;
         end
-    end
+    endgenerate
     genvar go;
     generate
         for (go = 0; go < OT_DEPTH; go = go + 1) begin : g_free
@@ -579,9 +585,15 @@ module cxl_switch_port #(
 
     wire conf_now = |tk_conf_in;          // tables serve only the ingress that asks them
     wire rec_now  = |tk_rec_in;
-    wire ok_n = !r_trk || (r_tres && !r_tconf) || rec_now;   // may take its stage-1 decision
     wire ok_c = (r_tres && r_tconf) || conf_now;              // must be answered (tag conflict)
-    wire [NQ*4-1:0] q_we = ((r_noh & {NQ*4{ok_n}}) | (r_coh & {NQ*4{ok_c}})) & qrdy & {NQ*4{r_valid}};
+    // queue write enables: the message's own queue when it may take its stage-1 decision (not
+    // tracked, recorded earlier or now), the answer's queue when it must be answered (a tag
+    // conflict found earlier or now). The table's answer (conf_now, rec_now, the latest inputs)
+    // meets terms formed from registers in the last AND-OR.
+    wire [NQ*4-1:0] w_n = r_noh & qrdy & {NQ*4{r_valid}};
+    wire [NQ*4-1:0] w_c = r_coh & qrdy & {NQ*4{r_valid}};
+    wire [NQ*4-1:0] q_we = (w_n & {NQ*4{!r_trk || (r_tres && !r_tconf)}}) | (w_c & {NQ*4{r_tres && r_tconf}})
+                         | (w_n & {NQ*4{rec_now}}) | (w_c & {NQ*4{conf_now}});
     // leaves this cycle: the terms that do not wait for the table are formed first
     wire can_n  = r_valid && (r_drop || |(r_noh & qrdy));     // its own outcome can be taken
     wire can_c  = r_valid && (r_cdrop || |(r_coh & qrdy));    // the answer can be taken
