@@ -165,14 +165,16 @@ module xb_hbm_ctrl #(
     // per bank: open row, and the times the next access would see in each case
     reg             bk_open [0:NB-1];
     reg [IDX_W-1:0] bk_row  [0:NB-1];
-    reg [TW-1:0]    bk_ceh  [0:NB-1];   // row hit: column ready, max(act + tRCD, col + tBURST)
-    reg [TW-1:0]    bk_am   [0:NB-1];   // row miss: ACT, max(act + tRAS, col + tBURST) + tRP (floor tRP)
-    reg [TW-1:0]    bk_cem  [0:NB-1];   // row miss: column ready, bk_am + tRCD (floor tRP + tRCD)
-    reg [TW-1:0]    bk_ac   [0:NB-1];   // closed: ACT, avail (the end of its refresh)
-    reg [TW-1:0]    bk_cec  [0:NB-1];   // closed: column ready, max(avail + tRCD, col + tBURST) (floor tRCD)
-    reg [TW-1:0]    bk_aras [0:NB-1];   // act + tRAS
-    reg [TW-1:0]    bk_arm  [0:NB-1];   // row miss: ACT + tRAS, bk_am + tRAS (floor tRP + tRAS)
-    reg [TW-1:0]    bk_arc  [0:NB-1];   // closed: ACT + tRAS, bk_ac + tRAS (floor tRAS)
+    // the eight time registers of a bank, bk_t[bank][R_*] (count-downs with the floors of floor_of)
+    localparam integer R_CEH  = 0;      // row hit: column ready, max(act + tRCD, col + tBURST)
+    localparam integer R_AM   = 1;      // row miss: ACT, max(act + tRAS, col + tBURST) + tRP (floor tRP)
+    localparam integer R_CEM  = 2;      // row miss: column ready, R_AM + tRCD (floor tRP + tRCD)
+    localparam integer R_AC   = 3;      // closed: ACT, avail (the end of its refresh)
+    localparam integer R_CEC  = 4;      // closed: column ready, max(avail + tRCD, col + tBURST) (floor tRCD)
+    localparam integer R_ARAS = 5;      // act + tRAS
+    localparam integer R_ARM  = 6;      // row miss: ACT + tRAS, R_AM + tRAS (floor tRP + tRAS)
+    localparam integer R_ARC  = 7;      // closed: ACT + tRAS, R_AC + tRAS (floor tRAS)
+    reg [TW-1:0]    bk_t    [0:NB-1][0:7];
     reg [RS_W-1:0]  ref_left;           // cycles to the next refresh timer cycle
     reg [OW-1:0]    owed;
     reg [RW_-1:0]   rnd_left;           // refreshes left in a forced round after this cycle
@@ -362,8 +364,8 @@ module xb_hbm_ctrl #(
     always @* begin
         for (b = 0; b < NB; b = b + 1) begin
             b_new[b] = !(bk_open[b] && bk_row[b] == row_n);
-            b_ce[b]  = !b_new[b] ? bk_ceh[b] : bk_open[b] ? bk_cem[b] : bk_cec[b];
-            b_ras[b] = !b_new[b] ? bk_aras[b] : bk_open[b] ? bk_arm[b] : bk_arc[b];
+            b_ce[b]  = !b_new[b] ? bk_t[b][R_CEH] : bk_open[b] ? bk_t[b][R_CEM] : bk_t[b][R_CEC];
+            b_ras[b] = !b_new[b] ? bk_t[b][R_ARAS] : bk_open[b] ? bk_t[b][R_ARM] : bk_t[b][R_ARC];
         end
     end
     wire [TW-1:0] col_e   = b_ce[bsel];
@@ -489,7 +491,7 @@ module xb_hbm_ctrl #(
     // ------------------------------------------------------------------ the networks' instances
     // the refreshed bank's ACT base: precharge after tRAS and the last burst, then tRP (open), or
     // its availability (closed); a burst no longer than tRCD + tRFC ends before tRFC + tRCD
-    wire [TW-1:0] rf_b = bk_open[ref_ptr] ? bk_am[ref_ptr] : bk_ac[ref_ptr];
+    wire [TW-1:0] rf_b = bk_open[ref_ptr] ? bk_t[ref_ptr][R_AM] : bk_t[ref_ptr][R_AC];
 
     genvar gn;
     generate
@@ -549,23 +551,7 @@ module xb_hbm_ctrl #(
             end else begin : g_bank
                 localparam integer BK = (gn - D_BK) / 8;
                 localparam integer RG = (gn - D_BK) % 8;
-                if (RG == 0) begin : g_r0
-                    assign dx = bk_ceh[BK];
-                end else if (RG == 1) begin : g_r1
-                    assign dx = bk_am[BK];
-                end else if (RG == 2) begin : g_r2
-                    assign dx = bk_cem[BK];
-                end else if (RG == 3) begin : g_r3
-                    assign dx = bk_ac[BK];
-                end else if (RG == 4) begin : g_r4
-                    assign dx = bk_cec[BK];
-                end else if (RG == 5) begin : g_r5
-                    assign dx = bk_aras[BK];
-                end else if (RG == 6) begin : g_r6
-                    assign dx = bk_arm[BK];
-                end else begin : g_r7
-                    assign dx = bk_arc[BK];
-                end
+                assign dx = bk_t[BK][RG];
             end
             dn_floor #(.WIDTH(TW)) u_dn (.x(dx), .floor(TW'(floor_of(gn))), .y(dec_y[gn*TW +: TW]));
         end
@@ -573,7 +559,7 @@ module xb_hbm_ctrl #(
 
 
     // ------------------------------------------------------------------ state
-    integer bi;
+    integer bi, br;
     always @(posedge clk) begin
         if (rst) begin
             cnt      <= 32'd0;
@@ -598,14 +584,14 @@ module xb_hbm_ctrl #(
             for (bi = 0; bi < NB; bi = bi + 1) begin
                 bk_open[bi] <= 1'b0;
                 bk_row[bi]  <= {IDX_W{1'b0}};
-                bk_ceh[bi]  <= TW'(T_RCD > T_BURST ? T_RCD : T_BURST);
-                bk_am[bi]   <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP);
-                bk_cem[bi]  <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP + T_RCD);
-                bk_ac[bi]   <= {TW{1'b0}};
-                bk_cec[bi]  <= TW'(T_RCD > T_BURST ? T_RCD : T_BURST);
-                bk_aras[bi] <= TW'(T_RAS);
-                bk_arm[bi]  <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP + T_RAS);
-                bk_arc[bi]  <= TW'(T_RAS);
+                bk_t[bi][R_CEH]  <= TW'(T_RCD > T_BURST ? T_RCD : T_BURST);
+                bk_t[bi][R_AM]   <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP);
+                bk_t[bi][R_CEM]  <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP + T_RCD);
+                bk_t[bi][R_AC]   <= {TW{1'b0}};
+                bk_t[bi][R_CEC]  <= TW'(T_RCD > T_BURST ? T_RCD : T_BURST);
+                bk_t[bi][R_ARAS] <= TW'(T_RAS);
+                bk_t[bi][R_ARM]  <= TW'((T_RAS > T_BURST ? T_RAS : T_BURST) + T_RP + T_RAS);
+                bk_t[bi][R_ARC]  <= TW'(T_RAS);
             end
             for (bi = 0; bi < INFLIGHT; bi = bi + 1) begin
                 s_a[bi] <= 1'b0; s_b[bi] <= 1'b0; s_r[bi] <= 1'b0;
@@ -626,14 +612,8 @@ module xb_hbm_ctrl #(
             else if (!idle_ok)                idle_q <= idle_q + 1'b1;
             ok_q     <= (REF_IDLE == 0) || (idle_now && (idle_ok || idle_q == IW_'(REF_IDLE > 0 ? REF_IDLE - 1 : 0)));
             for (bi = 0; bi < NB; bi = bi + 1) begin
-                bk_ceh[bi]  <= dec_y[(D_BK + 8 * bi + 0)*TW +: TW];
-                bk_am[bi]   <= dec_y[(D_BK + 8 * bi + 1)*TW +: TW];
-                bk_cem[bi]  <= dec_y[(D_BK + 8 * bi + 2)*TW +: TW];
-                bk_ac[bi]   <= dec_y[(D_BK + 8 * bi + 3)*TW +: TW];
-                bk_cec[bi]  <= dec_y[(D_BK + 8 * bi + 4)*TW +: TW];
-                bk_aras[bi] <= dec_y[(D_BK + 8 * bi + 5)*TW +: TW];
-                bk_arm[bi]  <= dec_y[(D_BK + 8 * bi + 6)*TW +: TW];
-                bk_arc[bi]  <= dec_y[(D_BK + 8 * bi + 7)*TW +: TW];
+                for (br = 0; br < 8; br = br + 1)
+                    bk_t[bi][br] <= dec_y[(D_BK + 8 * bi + br)*TW +: TW];
             end
             for (bi = 0; bi < INFLIGHT; bi = bi + 1) begin
                 s_e[bi] <= dec_y[(D_SL + 3 * bi + 0)*TW +: TW];
@@ -642,9 +622,9 @@ module xb_hbm_ctrl #(
             end
             if (do_ref) begin
                 // REFsb on the oldest owed bank: precharge (after tRAS and the last burst), then tRFC
-                bk_ac[ref_ptr]   <= add_s[(A_F)*TW +: TW];
-                bk_arc[ref_ptr]  <= add_s[(A_F + 1)*TW +: TW];
-                bk_cec[ref_ptr]  <= add_s[(A_F + 2)*TW +: TW];
+                bk_t[ref_ptr][R_AC]   <= add_s[(A_F)*TW +: TW];
+                bk_t[ref_ptr][R_ARC]  <= add_s[(A_F + 1)*TW +: TW];
+                bk_t[ref_ptr][R_CEC]  <= add_s[(A_F + 2)*TW +: TW];
                 bk_open[ref_ptr] <= 1'b0;
                 ref_ptr <= ref_ptr + 1'b1;
             end
@@ -679,11 +659,11 @@ module xb_hbm_ctrl #(
             if (p_v) begin
                 bk_open[p_bsel] <= 1'b1;
                 bk_row[p_bsel]  <= p_idx >> SHIFT;
-                bk_ceh[p_bsel]  <= p_e;
-                bk_am[p_bsel]   <= p_am;
-                bk_cem[p_bsel]  <= p_cem;
-                bk_arm[p_bsel]  <= p_arm;
-                bk_aras[p_bsel] <= p_aras2;
+                bk_t[p_bsel][R_CEH]  <= p_e;
+                bk_t[p_bsel][R_AM]   <= p_am;
+                bk_t[p_bsel][R_CEM]  <= p_cem;
+                bk_t[p_bsel][R_ARM]  <= p_arm;
+                bk_t[p_bsel][R_ARAS] <= p_aras2;
                 s_b[p_sl] <= 1'b1;
                 s_e[p_sl] <= p_e;
                 s_l[p_sl] <= p_l;

@@ -50,12 +50,13 @@ module xb_lane #(
     parameter [15:0]  TAG_BASE     = 16'h0000,
     localparam integer LSW         = $clog2(NLINE),
     localparam integer NCW         = $clog2(NLL + 1),
-    localparam integer QW          = 16 + 1 + NCW + 46 + LSW + NLL + 4 * NLL + 512 * NLL,
+    localparam integer QW          = 16 + 1 + NCW + 46 * NLL + LSW * NLL + NLL + 4 * NLL + 512 * NLL,
     localparam integer SW          = $clog2(SETS_L)
 ) (
     input  wire             clk,
     input  wire             rst,
-    // request entries: {data[NLL], mask[NLL], coh[NLL], first slot, first line address, lines, wr, seq}
+    // request entries: {data[NLL], mask[NLL], coh[NLL], slot[NLL], line address[NLL], lines, wr, seq}
+    // (every line's address and slot come with the entry: no add between the queue and the issue)
     input  wire             q_valid,
     output wire             q_ready,
     input  wire [QW-1:0]    q_data,
@@ -123,8 +124,8 @@ module xb_lane #(
     localparam integer CNW  = $clog2(NLINE + 1);
     localparam integer CWW  = (CW_DEPTH > 1) ? $clog2(CW_DEPTH) : 1;
     localparam integer O_LA = 17 + NCW;
-    localparam integer O_LS = O_LA + 46;
-    localparam integer O_CO = O_LS + LSW;
+    localparam integer O_LS = O_LA + 46 * NLL;
+    localparam integer O_CO = O_LS + LSW * NLL;
     localparam integer O_MK = O_CO + NLL;
     localparam integer O_DT = O_MK + 4 * NLL;
     localparam [2:0] K_MEMRD = 3'd0, K_HIT = 3'd1, K_FWD = 3'd2, K_COH = 3'd3, K_WBWR = 3'd4,
@@ -177,16 +178,14 @@ module xb_lane #(
     wire [15:0]      e_seq  = q_o[0 +: 16];
     wire             e_wr   = q_o[16];
     wire [NCW-1:0]   e_nll  = q_o[17 +: NCW];
-    wire [45:0]      e_la0  = q_o[O_LA +: 46];
-    wire [LSW-1:0]   e_ls0  = q_o[O_LS +: LSW];
     wire [NLL-1:0]   e_coh  = q_o[O_CO +: NLL];
     wire [4*NLL-1:0] e_mask = q_o[O_MK +: 4 * NLL];
 
     reg  [JW-1:0]  i_line;                 // line of the entry being issued
     reg            i_ph;                   // its read-modify-write read has been issued
     wire           i_v    = q_ov;
-    wire [45:0]    i_la   = e_la0 + (46'(i_line) << LB);
-    wire [LSW-1:0] i_ls   = e_ls0 + (LSW'(i_line) << LB);
+    wire [45:0]    i_la   = q_o[O_LA + 46 * i_line +: 46];
+    wire [LSW-1:0] i_ls   = q_o[O_LS + LSW * i_line +: LSW];
     wire [45:0]    i_li   = i_la >> LB;    // line index inside the lane
     wire           i_lcoh = e_coh[i_line];
     wire [3:0]     i_lm   = e_mask[4 * i_line +: 4];
@@ -203,28 +202,40 @@ module xb_lane #(
     reg [1:0]      wb_st   [0:WBS-1];
     reg [45:0]     wb_addr [0:WBS-1];
     reg [511:0]    wb_data [0:WBS-1];
-    // fully associative: the entry holding the line (at most one), else the lowest free entry
-    reg            wb_hit, wb_free_any;
-    reg [WW-1:0]   wb_hi, wb_fi;
+    // fully associative: the entry holding the line (at most one), else the lowest free entry.
+    // Every entry compares in parallel; the entry used is a one-hot (wb_uoh) and its data an AND-OR
+    // select, so no index is formed after the compares. The lowest free entry depends on the
+    // states only.
+    reg  [WBS-1:0] wb_hv, wb_fr, wb_ff;
     integer wm;
     always @* begin
-        wb_hit = 1'b0; wb_hi = {WW{1'b0}}; wb_free_any = 1'b0; wb_fi = {WW{1'b0}};
-        for (wm = WBS - 1; wm >= 0; wm = wm - 1) begin
-            if (wb_st[wm] != WB_FREE && wb_addr[wm] == i_la) begin wb_hit = 1'b1; wb_hi = WW'(wm); end
-            if (wb_st[wm] == WB_FREE) begin wb_free_any = 1'b1; wb_fi = WW'(wm); end
+        for (wm = 0; wm < WBS; wm = wm + 1) begin
+            wb_hv[wm] = (wb_st[wm] != WB_FREE) && (wb_addr[wm] == i_la);
+            wb_fr[wm] = (wb_st[wm] == WB_FREE);
         end
+        wb_ff = wb_fr & ~(wb_fr - 1'b1);                // lowest free entry, one-hot
     end
+    wire           wb_hit   = |wb_hv;
     wire           i_wmatch = (BUF_EN != 0) && wb_hit;
-    wire           i_wfree  = wb_free_any;              // a free entry for a new line
-    wire [WW-1:0]  i_ws     = wb_hit ? wb_hi : wb_fi;   // the entry the line's write uses
+    wire           i_wfree  = |wb_fr;                   // a free entry for a new line
+    wire [WBS-1:0] wb_uoh   = wb_hit ? wb_hv : wb_ff;   // the entry the line's write uses
+    // data of the hit entry (a forward, a coalescing write) and of the used entry
+    reg  [511:0]   wb_hdat;
+    integer wd;
+    always @* begin
+        wb_hdat = 512'd0;
+        for (wd = 0; wd < WBS; wd = wd + 1) wb_hdat = wb_hdat | (wb_data[wd] & {512{wb_hv[wd]}});
+    end
 
     // hazard counters (line index mod HZ): CXL reads outstanding, direct / coherent writes
-    // outstanding; lines sharing a counter are ordered conservatively
+    // outstanding; lines sharing a counter are ordered conservatively. Each counter keeps a
+    // registered nonzero flag, so the issue stage reads one bit per counter.
     reg [CNW-1:0]  hz_rd [0:HZ-1];
     reg [CNW-1:0]  hz_wr [0:HZ-1];
+    reg [HZ-1:0]   hz_rnz, hz_wnz;                      // hz_rd / hz_wr nonzero
     wire [HZW-1:0] i_hs    = i_li[HZW-1:0];
-    wire           i_hz_rd = (hz_wr[i_hs] != {CNW{1'b0}});
-    wire           i_rd_out = (hz_rd[i_hs] != {CNW{1'b0}});
+    wire           i_hz_rd = hz_wnz[i_hs];
+    wire           i_rd_out = hz_rnz[i_hs];
     wire           i_hz_wr = i_hz_rd || i_rd_out;
 
     // per line slot: what this lane has outstanding on CXL for it
@@ -285,7 +296,7 @@ module xb_lane #(
     wire [511:0] w_rmw  = (rmw_data & ~cmask(i_lm)) | (i_ld & cmask(i_lm));
     wire [511:0] w_new  = i_ph ? w_rmw : i_ld;
     wire [3:0]   w_mask = i_p0 ? i_lm : 4'hF;
-    wire [511:0] co_dat = (wb_data[i_ws] & ~cmask(w_mask)) | (w_new & cmask(w_mask));
+    wire [511:0] co_dat = (wb_hdat & ~cmask(w_mask)) | (w_new & cmask(w_mask));
 
     // ------------------------------------------------------------------ issue decision
     reg       f_fire, f_memrd, f_coh, f_cohwr, f_hbm_rd, f_fwd, f_wq, f_wbins, f_wbco, f_direct;
@@ -441,19 +452,44 @@ module xb_lane #(
     wire          d_hrw  = hr_fire && cw_hit;
     wire          d_nd   = s2m_ndr_valid && nd_dir;
 
+    // Next counter values: the completions of this cycle (0-3 per counter, known from the
+    // responses) pick among the counter minus 0..3, and the issue stage's increment (late) picks
+    // between that and the counter plus one minus 0..3; every candidate and its nonzero flag come
+    // from the register alone.
+    function automatic [CNW:0] hz_next(input [CNW-1:0] c, input [1:0] dec, input inc);
+        reg [CNW-1:0] a, b;
+        begin
+            case (dec)
+                2'd0:    begin a = c;              b = c + 1'b1;       end
+                2'd1:    begin a = c - 1'b1;       b = c;              end
+                2'd2:    begin a = c - CNW'(2);    b = c - 1'b1;       end
+                default: begin a = c - CNW'(3);    b = c - CNW'(2);    end
+            endcase
+            hz_next = inc ? {b != {CNW{1'b0}}, b} : {a != {CNW{1'b0}}, a};
+        end
+    endfunction
+    reg [CNW:0] hz_rn [0:HZ-1];
+    reg [CNW:0] hz_wn [0:HZ-1];
+    integer hn;
+    always @* begin
+        for (hn = 0; hn < HZ; hn = hn + 1) begin
+            hz_rn[hn] = hz_next(hz_rd[hn], 2'(d_drs && s_drs == HZW'(hn)) + 2'(d_hd && s_hd == HZW'(hn))
+                                           + 2'(d_hrr && s_hr == HZW'(hn)), rd_inc && i_hs == HZW'(hn));
+            hz_wn[hn] = hz_next(hz_wr[hn], 2'(d_nd && s_nd == HZW'(hn)) + 2'(d_hrw && s_hr == HZW'(hn)),
+                                wr_inc && i_hs == HZW'(hn));
+        end
+    end
     integer hs;
     always @(posedge clk) begin
         if (rst) begin
             for (hs = 0; hs < HZ; hs = hs + 1) begin
                 hz_rd[hs] <= {CNW{1'b0}}; hz_wr[hs] <= {CNW{1'b0}};
             end
+            hz_rnz <= {HZ{1'b0}}; hz_wnz <= {HZ{1'b0}};
         end else begin
             for (hs = 0; hs < HZ; hs = hs + 1) begin
-                hz_rd[hs] <= hz_rd[hs] + CNW'(rd_inc && i_hs == HZW'(hs))
-                             - CNW'(d_drs && s_drs == HZW'(hs)) - CNW'(d_hd && s_hd == HZW'(hs))
-                             - CNW'(d_hrr && s_hr == HZW'(hs));
-                hz_wr[hs] <= hz_wr[hs] + CNW'(wr_inc && i_hs == HZW'(hs))
-                             - CNW'(d_nd && s_nd == HZW'(hs)) - CNW'(d_hrw && s_hr == HZW'(hs));
+                hz_rd[hs] <= hz_rn[hs][CNW-1:0]; hz_rnz[hs] <= hz_rn[hs][CNW];
+                hz_wr[hs] <= hz_wn[hs][CNW-1:0]; hz_wnz[hs] <= hz_wn[hs][CNW];
             end
         end
     end
@@ -505,7 +541,7 @@ module xb_lane #(
             wb_nx = wb_st[wn];
             if (s2m_ndr_valid && nd_wb && nd_s == WW'(wn)) wb_nx = (wb_nx == WB_FLYP) ? WB_PEND : WB_FREE;
             if (wb_drain && dr_i == WW'(wn)) wb_nx = WB_FLY;
-            if ((f_wbins || f_wbco) && i_ws == WW'(wn))
+            if ((f_wbins || f_wbco) && wb_uoh[wn])
                 wb_nx = (wb_nx == WB_FLY || wb_nx == WB_FLYP) ? WB_FLYP : WB_PEND;
             wb_nxt[2 * wn +: 2] = wb_nx;
         end
@@ -518,8 +554,10 @@ module xb_lane #(
         end else begin
             for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= wb_nxt[2 * ws +: 2];
             if (wb_drain) dr_ptr <= dr_i + 1'b1;
-            if (f_wbins) begin wb_addr[i_ws] <= i_la; wb_data[i_ws] <= w_new; end
-            if (f_wbco)  wb_data[i_ws] <= co_dat;
+            for (ws = 0; ws < WBS; ws = ws + 1) begin
+                if (f_wbins && wb_uoh[ws]) begin wb_addr[ws] <= i_la; wb_data[ws] <= w_new; end
+                if (f_wbco && wb_uoh[ws])  wb_data[ws] <= co_dat;
+            end
         end
     end
 
@@ -533,7 +571,7 @@ module xb_lane #(
     wire [45:0]    wq_la_i = drs_fill_go ? la_drs : i_la;
     wire [45:0]    wq_li_i = wq_la_i >> LB;
     wire [511:0]   wq_d_i  = drs_fill_go ? s2m_drs_data :
-                             (f_fwd ? wb_data[i_ws] : (f_wbco ? co_dat : w_new));
+                             (f_fwd ? wb_hdat : (f_wbco ? co_dat : w_new));
     wire           wq_pop;
     wire           hbm_v   = wq_out_valid || f_hbm_rd || f_rmw_hbm;
     wire           hbm_we  = wq_out_valid;
@@ -636,7 +674,7 @@ module xb_lane #(
     assign cpl_ls   = {nd_ls, hr_ls, hd_ls, hbm_rsp_tag, drs_ls, i_ls};
     assign cpl_err  = {1'b0, hr_err, hd_bad, 1'b0, drs_bad, f_skip};
     assign cpl_dv   = {1'b1, 1'b1, 1'b1, f_fwd};
-    assign cpl_data = {h2d_data_data, hbm_rsp_data, s2m_drs_data, wb_data[i_ws]};
+    assign cpl_data = {h2d_data_data, hbm_rsp_data, s2m_drs_data, wb_hdat};
 
     reg wb_any;
     integer wa;

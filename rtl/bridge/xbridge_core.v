@@ -125,7 +125,8 @@ module xbridge_core #(
     localparam integer LB    = $clog2(LANES);
     localparam integer NLL   = 4 / LANES;                 // lines of one request per lane, at most
     localparam integer NCW   = $clog2(NLL + 1);
-    localparam integer QW    = 16 + 1 + NCW + 46 + LSW + NLL + 4 * NLL + 512 * NLL;
+    localparam integer QW    = 16 + 1 + NCW + 46 * NLL + LSW * NLL + NLL + 4 * NLL + 512 * NLL;
+    localparam integer LP    = (46 + LSW) * NLL;   // line addresses and slots of a lane entry
 
     // illegal parameters are refused at elaboration
     generate
@@ -353,13 +354,13 @@ module xbridge_core #(
             ln_ent[QW * ln +: 16]                 = seq_cnt;
             ln_ent[QW * ln + 16]                  = n_wr;
             ln_ent[QW * ln + 17 +: NCW]           = nll;
-            ln_ent[QW * ln + 17 + NCW +: 46]      = n_hpa + 46'(k0);
-            ln_ent[QW * ln + 17 + NCW + 46 +: LSW] = l_tail + LSW'(k0);
             for (j = 0; j < NLL; j = j + 1) begin
                 kk = k0 + 2'(j * LANES);
-                ln_ent[QW * ln + 17 + NCW + 46 + LSW + j] = n_coh[kk[1:0]];
-                ln_ent[QW * ln + 17 + NCW + 46 + LSW + NLL + 4 * j +: 4] = n_mask[4 * kk[1:0] +: 4];
-                ln_ent[QW * ln + 17 + NCW + 46 + LSW + 5 * NLL + 512 * j +: 512] =
+                ln_ent[QW * ln + 17 + NCW + 46 * j +: 46]               = n_hpa + 46'(kk);
+                ln_ent[QW * ln + 17 + NCW + 46 * NLL + LSW * j +: LSW]  = l_tail + LSW'(kk);
+                ln_ent[QW * ln + 17 + NCW + LP + j]                     = n_coh[kk[1:0]];
+                ln_ent[QW * ln + 17 + NCW + LP + NLL + 4 * j +: 4]      = n_mask[4 * kk[1:0] +: 4];
+                ln_ent[QW * ln + 17 + NCW + LP + 5 * NLL + 512 * j +: 512] =
                     s2_v ? s2_line[kk[1:0]] : s1_line[kk[1:0]];
             end
         end
