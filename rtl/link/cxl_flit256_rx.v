@@ -191,46 +191,107 @@ module cxl_flit256_rx #(
 
     // ---------------------------------------------------------------- data slot chain
     // Slot s is a header slot when no data is owed; each valid DH owes 4 data (+1 trailer) slots,
-    // in position order, starting right after its slot.
-    reg [4:0]        pend;
+    // in position order, starting right after its slot. Everything a slot does as a header (the
+    // slots it owes, the first data slot of each DH, its trailer slots) depends on that slot alone
+    // and is formed for every slot in parallel. What chains is only which slots are headers: the
+    // next header after header s is nxt(s) = s + 1 + own(s) (15 = past the flit). The header set is
+    // everything reachable from slot 0 along nxt, formed by pointer doubling: one-hot successor
+    // matrices for 1, 2, 4 and 8 steps, and the reach set widened by each in turn (4 matrix
+    // products deep instead of 15 dependent slot steps).
+    reg [4:0]        own  [0:NSLOT-1];  // data slots owed by slot s as a header
+    reg [NPOS*5-1:0] dsl;               // first data slot of the DH at (s, q), if s is a header
+    reg [NSLOT-1:0]  tcs  [0:NSLOT-1];  // C_DATA trailer slots of header slot s
+    reg [NSLOT-1:0]  tms  [0:NSLOT-1];  // M_DATA trailer slots of header slot s
+    reg [NSLOT-1:0]  past;              // header slot s owes data past slot 14 (rollover)
     reg [4:0]        d_at;
-    reg [NSLOT-1:0]  is_hdr;
+    reg [5:0]        nx6;
+    reg [2:0]        pcq;
+    reg [255:0]      m1;                // bit s*16 + t: t = nxt(s) (t = 15: past the flit, a sink)
+    integer si, qi;  // loop variables of this block only
+    always @* begin
+        dsl = {NPOS*5{1'b0}};
+        past = {NSLOT{1'b0}};
+        d_at = 5'd0;
+        nx6 = 6'd0;
+        pcq = 3'd0;
+        m1 = 256'd0;
+        m1[15*16 + 15] = 1'b1;
+        for (si = 0; si < NSLOT; si = si + 1) begin
+            tcs[si] = {NSLOT{1'b0}};
+            tms[si] = {NSLOT{1'b0}};
+            d_at = 5'(si + 1);
+            for (qi = 0; qi < 4; qi = qi + 1) begin
+                pcq = pc[(si*4+qi)*3 +: 3];
+                dsl[(si*4+qi)*5 +: 5] = d_at;
+                if (pv[si*4+qi] && (pcq == 3'd2 || pcq == 3'd5)) begin
+                    if (ptrl[si*4+qi] && d_at + 5'd4 < 5'(NSLOT)) begin
+                        if (pcq == 3'd2) tcs[si][4'(d_at + 5'd4)] = 1'b1;
+                        else             tms[si][4'(d_at + 5'd4)] = 1'b1;
+                    end
+                    d_at = d_at + 5'd4 + {4'd0, ptrl[si*4+qi]};
+                end
+            end
+            own[si] = d_at - 5'(si + 1);  // at most 4 x 5 = 20: exact despite the 5-bit wrap
+            nx6 = 6'(si + 1) + {1'b0, own[si]};
+            past[si] = (nx6 > 6'd15);
+            if (nx6 >= 6'd15) m1[si*16 + 15] = 1'b1;
+            else              m1[si*16 + 32'(nx6)] = 1'b1;
+        end
+    end
+    // Successor matrices for 2, 4 and 8 steps (Boolean products: row s of the product is the OR of
+    // the rows of the right matrix its left row selects), each beside its transpose, and the reach
+    // sets after 1, 3, 7 and 15 steps (a set's successors: the OR of the rows it selects). Bit t of
+    // row s of a matrix is [s*16 + t], of its transpose [t*16 + s]. Kept: ABC would otherwise fold
+    // the products back into a slot-by-slot chain.
+    wire [255:0] m1t;
+    (* keep *) wire [255:0] m2, m4, m8;
+    wire [255:0] m2t, m4t, m8t;
+    (* keep *) wire [15:0]  r1, r3, r7, r15;
+    wire [15:0] s3, s7, s15;  // successors of r1 in 2 steps, of r3 in 4, of r7 in 8
+    genvar gmi, gmj;
+    generate
+        for (gmi = 0; gmi < 16; gmi = gmi + 1) begin : g_mi
+            for (gmj = 0; gmj < 16; gmj = gmj + 1) begin : g_mj
+                assign m1t[gmj*16 + gmi] = m1[gmi*16 + gmj];
+                assign m2[gmi*16 + gmj]  = |(m1[gmi*16 +: 16] & m1t[gmj*16 +: 16]);
+                assign m2t[gmj*16 + gmi] = m2[gmi*16 + gmj];
+                assign m4[gmi*16 + gmj]  = |(m2[gmi*16 +: 16] & m2t[gmj*16 +: 16]);
+                assign m4t[gmj*16 + gmi] = m4[gmi*16 + gmj];
+                assign m8[gmi*16 + gmj]  = |(m4[gmi*16 +: 16] & m4t[gmj*16 +: 16]);
+                assign m8t[gmj*16 + gmi] = m8[gmi*16 + gmj];
+            end
+            assign s3[gmi]  = |(r1 & m2t[gmi*16 +: 16]);
+            assign s7[gmi]  = |(r3 & m4t[gmi*16 +: 16]);
+            assign s15[gmi] = |(r7 & m8t[gmi*16 +: 16]);
+        end
+    endgenerate
+    assign r1  = 16'd1 | m1[15:0];
+    assign r3  = r1 | s3;
+    assign r7  = r3 | s7;
+    assign r15 = r7 | s15;
+    wire [NSLOT-1:0] is_hdr = r15[NSLOT-1:0];
+    /* verilator lint_off UNUSEDSIGNAL */  // bit 15: reached past the flit (no header there)
+    wire unused_r15 = r15[15];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire rollover = |(past & is_hdr);
+
+    // the header slots' own results, kept for header slots only
     reg [NPOS*5-1:0] dst;      // first data slot of the DH at position (s, q)
     reg [NSLOT-1:0]  trl_c;    // slot is a C_DATA trailer slot
     reg [NSLOT-1:0]  trl_m;    // slot is an M_DATA trailer slot
-    reg [2:0]        pcq;
-    integer si, qi;  // loop variables of this block only
+    integer hi;
     always @* begin
-        pend = 5'd0;
-        is_hdr = {NSLOT{1'b0}};
-        dst = {NPOS*5{1'b0}};
+        dst = dsl;
         trl_c = {NSLOT{1'b0}};
         trl_m = {NSLOT{1'b0}};
-        d_at = 5'd0;
-        pcq = 3'd0;
-        qi = 0;
-        for (si = 0; si < NSLOT; si = si + 1) begin
-            if (pend == 5'd0) begin
-                is_hdr[si] = 1'b1;
-                d_at = 5'(si + 1);
-                for (qi = 0; qi < 4; qi = qi + 1) begin
-                    pcq = pc[(si*4+qi)*3 +: 3];
-                    dst[(si*4+qi)*5 +: 5] = d_at;
-                    if (pv[si*4+qi] && (pcq == 3'd2 || pcq == 3'd5)) begin
-                        if (ptrl[si*4+qi] && d_at + 5'd4 < 5'(NSLOT)) begin
-                            if (pcq == 3'd2) trl_c[4'(d_at + 5'd4)] = 1'b1;
-                            else             trl_m[4'(d_at + 5'd4)] = 1'b1;
-                        end
-                        d_at = d_at + 5'd4 + {4'd0, ptrl[si*4+qi]};
-                    end
-                end
-                pend = d_at - 5'(si + 1);
-            end else begin
-                pend = pend - 5'd1;
+        for (hi = 0; hi < NSLOT; hi = hi + 1) begin
+            if (!is_hdr[hi]) dst[hi*20 +: 20] = 20'd0;
+            else begin
+                trl_c = trl_c | tcs[hi];
+                trl_m = trl_m | tms[hi];
             end
         end
     end
-    wire rollover = (pend != 5'd0);
 
     // Trailer values above the trailer width must be zero (D2H BE 64, RwD 96, DRS 32 bits).
     localparam integer TWC = (SDOWN == 1) ? 128 : 64;
@@ -254,7 +315,7 @@ module cxl_flit256_rx #(
     reg [3:0]  rk   [0:NSLOT-1][0:5];  // runs of class c before slot s
     reg [4:0]  nrun [0:5];
     reg [4:0]  prev_d [0:5];
-    reg        grp_err, max_err;
+    reg        grp_err, max_err;  // group limits AB, BC, CD (DA: da_err below); MAXM
     integer ci, gi, sk, qk;
     always @* begin
         grp_err = 1'b0;
@@ -277,12 +338,31 @@ module cxl_flit256_rx #(
                 if (nsc[sk][ci] != 3'd0) nrun[ci] = nrun[ci] + 5'd1;
                 gcnt[sk / 4][ci] = gcnt[sk / 4][ci] + {2'd0, nsc[sk][ci]};
             end
-            if (prev_d[ci] + gcnt[0][ci] > glim(3'(ci)) || gcnt[0][ci] + gcnt[1][ci] > glim(3'(ci)) ||
+            // the flit's total as a tree of the group sums (the running sum above only feeds base)
+            tot[ci] = (gcnt[0][ci] + gcnt[1][ci]) + (gcnt[2][ci] + gcnt[3][ci]);
+            if (gcnt[0][ci] + gcnt[1][ci] > glim(3'(ci)) ||
                 gcnt[1][ci] + gcnt[2][ci] > glim(3'(ci)) || gcnt[2][ci] + gcnt[3][ci] > glim(3'(ci)))
                 grp_err = 1'b1;
             if (tot[ci] > 5'(MAXM)) max_err = 1'b1;
         end
     end
+
+    // Group DA crosses flits: the previous flit's group D count (prev_d, a register) plus this
+    // flit's group A count (5-bit sum) above the limit. Formed from the flit alone as a table over
+    // every prev_d value, then indexed by prev_d, so the register enters the verdict a 32:1 select
+    // before the end instead of at the start of the count logic (kept: ABC would fold it back).
+    wire [5:0] da_hit;
+    genvar ga, gv;
+    generate
+        for (ga = 0; ga < 6; ga = ga + 1) begin : g_da
+            (* keep *) wire [31:0] tab;
+            for (gv = 0; gv < 32; gv = gv + 1) begin : g_v
+                assign tab[gv] = (5'(gv) + gcnt[0][ga] > glim(3'(ga)));
+            end
+            assign da_hit[ga] = tab[prev_d[ga]];
+        end
+    endgenerate
+    wire da_err = |da_hit;
 
     // ---------------------------------------------------------------- CRD
     wire [15:0] crd = flit[1935:1920];
@@ -326,9 +406,9 @@ module cxl_flit256_rx #(
     wire slot_err   = |(serr & is_hdr & nz);
 
     // ---------------------------------------------------------------- verdict
-    wire pay_err = slot_err || rollover || trl_err || grp_err || rsv_err || max_err || crd_err ||
-                   empty_err;
-    wire err  = hdr_err || (is_pay && pay_err);
+    (* keep *) wire pay_err = slot_err || rollover || trl_err || grp_err || rsv_err || max_err ||
+                              crd_err || empty_err;  // everything but DA: the flit alone
+    wire err  = hdr_err || (is_pay && (pay_err || da_err));
     wire chk  = flit_valid && crc_ok;
     wire good = chk && !err;
     wire good_pay = good && is_pay;
