@@ -288,27 +288,20 @@ module cxl_link #(
             // credit fields and Ak, an LLCRD or a control flit. Messages wait in the buffer while
             // a retry, an LLCRD or a full replay buffer holds them back; their TX credits are
             // taken when they are packed.
-            localparam [2:0] KN = 3'd0;
             wire [5:0]   pk_take;
-            wire [527:0] pk_new;
-            wire         pk_retry, pk_new_adf;
-            /* verilator lint_off UNUSEDSIGNAL */  // packer: no credit/ack/control flits
-            wire [6*8-1:0] pk_crd_take;
-            wire [7:0]     pk_ack_take;
-            /* verilator lint_on UNUSEDSIGNAL */
+            wire [511:0] pk_new;
+            wire         pk_new_v, pk_new_adf;
             reg          pk_v0, pk_v1;          // buffer entries 0 (head) and 1 valid
             reg  [511:0] pk_f0, pk_f1;
             reg          pk_adf0, pk_adf1;      // entry is an all-data flit
             reg          pk_msg0, pk_msg1;      // entry carries messages
             wire         pk_room = !pk_v1;
-            wire         pk_push = pk_room && pk_retry;
+            wire         pk_push = pk_room && pk_new_v;
             wire         pk_pop  = fmt_sent && pk_send;
             cxl_flit68_tx #(.ROLE(ROLE)) u_tx (
                 .clk(clk), .rst(rst), .msg_avail(pk_room ? (q_valid & crd_avail & TX_SUP) : 6'd0),
-                .msg_hdr(q_hdr), .msg_data(q_data), .msg_take(pk_take), .crd_pend(48'd0),
-                .crd_take(pk_crd_take), .ack_pend(8'd0), .ack_take(pk_ack_take), .ctl_kind(KN),
-                .ctl_eseq(8'd0), .ctl_num_retry(5'd0), .ctl_empty(1'b0), .fire(pk_room),
-                .flit(pk_new), .flit_retryable(pk_retry), .busy_adf(pk_new_adf));
+                .msg_hdr(q_hdr), .msg_data(q_data), .msg_take(pk_take), .fire(pk_room),
+                .flit(pk_new), .flit_valid(pk_new_v), .busy_adf(pk_new_adf));
             assign txq_take = pk_take;   // nonzero only with room (msg_avail is 0 without)
             always @(posedge clk) begin
                 if (rst) begin
@@ -324,17 +317,16 @@ module cxl_link #(
             end
             always @(posedge clk) begin
                 if (pk_pop ? (pk_v1 || pk_push) : (pk_push && !pk_v0)) begin
-                    pk_f0   <= (pk_pop && pk_v1) ? pk_f1   : pk_new[511:0];
+                    pk_f0   <= (pk_pop && pk_v1) ? pk_f1   : pk_new;
                     pk_adf0 <= (pk_pop && pk_v1) ? pk_adf1 : pk_new_adf;
                     pk_msg0 <= (pk_pop && pk_v1) ? pk_msg1 : (pk_take != 6'd0);
                 end
                 if (!pk_pop && pk_push && pk_v0) begin
-                    pk_f1   <= pk_new[511:0];
+                    pk_f1   <= pk_new;
                     pk_adf1 <= pk_new_adf;
                     pk_msg1 <= (pk_take != 6'd0);
                 end
             end
-            wire unused_pk = &{1'b0, pk_new[527:512]};
             // An all-data flit is packed in the cycle after the flit that owes it (no credits or
             // messages needed, and that flit left room), so it is the head when that flit has
             // gone: the decision sends it first (next_is_adf).
