@@ -5,8 +5,8 @@
 // The packer runs ahead of the link's flit-kind decision, so this module carries every field that
 // depends on that decision or on the current credit and ack counts: the credit fields and Ak of a
 // protocol flit, the LLCRD and the RETRY/INIT control flits. The CRC field is left zero (cxl_link
-// computes it in its output stage). Credit field policy as cxl_flit68_tx: field f returns local
-// RX class f (cache) or f+3 (mem), alternating when both have credits pending.
+// computes it in its output stage). Credit field policy: field f returns local RX class f (cache)
+// or f+3 (mem), alternating when both have credits pending.
 module cxl_flit68_txout (
     input  wire             clk,
     input  wire             rst,

@@ -10,31 +10,21 @@ module cxl_flit68_tx #(
     input  wire [6*128-1:0] msg_hdr,
     input  wire [2*512-1:0] msg_data,
     output wire [5:0]       msg_take,
-    input  wire [6*8-1:0]   crd_pend,
-    output wire [6*8-1:0]   crd_take,
-    input  wire [7:0]       ack_pend,
-    output wire [7:0]       ack_take,
-    input  wire [2:0]       ctl_kind,
-    input  wire [7:0]       ctl_eseq,
-    input  wire [4:0]       ctl_num_retry,
-    input  wire             ctl_empty,
     input  wire             fire,
-    output wire [527:0]     flit,
-    output wire             flit_retryable,
+    output wire [511:0]     flit,
+    output wire             flit_valid,
     output wire             busy_adf
 );
     assign msg_take       = $anyseq;
-    assign crd_take       = $anyseq;
-    assign ack_take       = $anyseq;
 `ifdef FV_FLIT_FREE_BITS
     // The replay logic stores, selects and forwards flits without looking inside them, so free
     // low bits show every behaviour a full flit does; the bits above are 0, which keeps the
     // solver's bounded searches small (the broken variants' counterexamples are 13+ steps deep).
     wire [`FV_FLIT_FREE_BITS-1:0] free_bits = $anyseq;
-    assign flit           = {{(528 - `FV_FLIT_FREE_BITS){1'b0}}, free_bits};
+    assign flit           = {{(512 - `FV_FLIT_FREE_BITS){1'b0}}, free_bits};
 `else
     assign flit           = $anyseq;
 `endif
-    assign flit_retryable = $anyseq;
+    assign flit_valid     = $anyseq;
     assign busy_adf       = $anyseq;
 endmodule
