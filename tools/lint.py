@@ -1,6 +1,8 @@
 """`make lint`: verilator --lint-only -Wall on every RTL module (one file = one module = one top)."""
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +45,25 @@ def elaborate(top: str, params: dict[str, int] | None = None) -> tuple[int, str]
     return r.returncode, r.stdout + r.stderr
 
 
+# Modules found clean, keyed by a hash of every RTL and include file, the lint command and the
+# Verilator version: any edit to any of them lints every module again (a module's submodules and
+# includes are found by search, so its own file alone is not its source set). Only clean results
+# are kept; a failing module is linted again on every run.
+CACHE = RTL.parent / "results" / "lint_cache.json"
+
+
+def source_key() -> str:
+    h = hashlib.sha256()
+    ver = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+    h.update(ver.encode())
+    h.update(b"--lint-only -Wall")
+    for p in sorted(RTL.rglob("*")):
+        if p.is_file() and p.suffix in (".v", ".vh", ".sv", ".svh"):
+            h.update(str(p.relative_to(RTL)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
 def main() -> int:
     setup_verilator_env()
     files = lint_targets()
@@ -50,14 +71,27 @@ def main() -> int:
         print("lint: no RTL files found")
         return 1
     libdirs = sorted({p.parent for p in rtl_files()})
+    key = source_key()
+    try:
+        cached = json.loads(CACHE.read_text())
+        clean = set(cached["clean"]) if cached.get("key") == key else set()
+    except (OSError, ValueError, KeyError):
+        clean = set()
+    todo = [p for p in files if p.stem not in clean]
     bad = 0
     with ThreadPoolExecutor(max_workers=2) as ex:
-        for path, rc, out in ex.map(lambda p: lint_one(p, libdirs), files):
+        for path, rc, out in ex.map(lambda p: lint_one(p, libdirs), todo):
             rel = path.relative_to(RTL.parent)
             if rc != 0 or out:
                 bad += 1
                 print(f"FAIL {rel}\n{out}")
-    print(f"lint: {len(files) - bad}/{len(files)} modules clean under verilator -Wall")
+            else:
+                clean.add(path.stem)
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    CACHE.write_text(json.dumps({"key": key, "clean": sorted(clean)}, indent=1))
+    reused = len(files) - len(todo)
+    print(f"lint: {len(files) - bad}/{len(files)} modules clean under verilator -Wall"
+          + (f" ({reused} unchanged since their last clean lint)" if reused else ""))
     return 1 if bad else 0
 
 

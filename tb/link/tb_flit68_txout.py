@@ -216,35 +216,37 @@ class _RrStuck(TxOutRef):
         return
 
 
-@pyuvm.test(timeout_time=200, timeout_unit="us")
-class TxOutAkThresholdCaught(TxOutTestBase):
-    """Expect-fail proof: against a reference that sets Ak only at 9 acks, the checker must report
-    mismatches (protocol flits with exactly 8 acks pending). Passes because they were caught."""
+class _CaughtBase(TxOutTestBase):
+    """Expect-fail proof against a wrong reference (`wrong`, what it gets wrong in `what`): the
+    checker must report mismatches; the test passes because they were caught."""
 
     enforce_cov = False
     enforce_chk = False
     n_cycles = 3000
+    wrong: type[TxOutRef] = TxOutRef
+    what = ""
 
     def make_ref(self) -> TxOutRef:
-        return _AkAt9()
+        return self.wrong()
 
     def check_phase(self) -> None:
-        assert self.chk.errors, "a reference with Ak at 9 acks matched the RTL on every cycle"
-        self.logger.info(f"checker caught the wrong Ak threshold ({len(self.chk.errors)} errors)")
+        assert self.chk.errors, f"a reference with {self.what} matched the RTL on every cycle"
+        self.logger.info(f"checker caught {self.what} ({len(self.chk.errors)} errors)")
 
 
 @pyuvm.test(timeout_time=200, timeout_unit="us")
-class TxOutStuckRoundRobinCaught(TxOutTestBase):
-    """Expect-fail proof: against a reference whose credit round robin never moves, the checker
-    must report mismatches (the RTL alternates). Passes because they were caught."""
+class TxOutAkThresholdCaught(_CaughtBase):
+    """Expect-fail proof: a reference that sets Ak only at 9 acks must be reported (protocol
+    flits with exactly 8 acks pending)."""
 
-    enforce_cov = False
-    enforce_chk = False
-    n_cycles = 3000
+    wrong = _AkAt9
+    what = "Ak at 9 acks"
 
-    def make_ref(self) -> TxOutRef:
-        return _RrStuck()
 
-    def check_phase(self) -> None:
-        assert self.chk.errors, "a reference whose round robin never moves matched the RTL"
-        self.logger.info(f"checker caught the stuck round robin ({len(self.chk.errors)} errors)")
+@pyuvm.test(timeout_time=200, timeout_unit="us")
+class TxOutStuckRoundRobinCaught(_CaughtBase):
+    """Expect-fail proof: a reference whose credit round robin never moves must be reported (the
+    RTL alternates)."""
+
+    wrong = _RrStuck
+    what = "a credit round robin that never moves"
