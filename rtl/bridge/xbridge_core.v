@@ -10,7 +10,8 @@
 // (request ring, NROB) and line slots (line ring, NLINE; CXL tag = TAG_BASE + slot) allocated, the
 // request's lines handed to their lanes (xb_lane: line address mod LANES) -> lanes issue one line
 // per cycle each and report completions by slot -> in-order responses, XW beats per cycle.
-// A request whose (src, tag) is still outstanding is answered BAD_TAG.
+// A request whose (src, tag) is still outstanding (not yet answered) when its header is taken is
+// answered BAD_TAG.
 `default_nettype none
 module xbridge_core #(
     parameter integer FLAVOR     = 0,                 // 0 UALink-style, 1 NVLink-style
@@ -170,6 +171,8 @@ module xbridge_core #(
     // A transfer carries XW beat lanes; lane x is valid when no lower lane is the packet's last.
     reg         p_full, p_mid;
     reg [95:0]  p_hdr;
+    reg         p_dup;        // the packet's (src, tag) was outstanding when its header was taken
+    reg         h_dup;        // this cycle's header beat is such a duplicate (below)
     reg [511:0] p_line [0:3];
     reg [2:0]   p_nbeats;     // data beats seen, saturates at 7
     wire        p_take;       // S1 takes the packet this cycle
@@ -196,11 +199,14 @@ module xbridge_core #(
     integer y;
     always @(posedge clk) begin
         if (rst) begin
-            p_full <= 1'b0; p_mid <= 1'b0; p_nbeats <= 3'd0; p_hdr <= 96'd0;
+            p_full <= 1'b0; p_mid <= 1'b0; p_nbeats <= 3'd0; p_hdr <= 96'd0; p_dup <= 1'b0;
         end else begin
             if (p_take) p_full <= 1'b0;
             if (rx_fire) begin
-                if (!p_mid) p_hdr <= xl_rx_data[95:0];
+                if (!p_mid) begin
+                    p_hdr <= xl_rx_data[95:0];
+                    p_dup <= h_dup;
+                end
                 for (y = 0; y < XW; y = y + 1)
                     if (rx_lv[y] && (p_mid || y != 0) && rx_idx[3 * y +: 3] < 3'd4)
                         p_line[rx_idx[3 * y +: 2]] <= xl_rx_data[512 * y +: 512];
@@ -264,7 +270,7 @@ module xbridge_core #(
     wire [64:0]    c_key  = {c_addr, c_lenf, c_op};
     wire           c_hthit = ht_v[c_hti] && (ht_key[c_hti] == c_key) && (c_st == ST_OK);
 
-    reg         s1_v, s1_wr, s1_hit;
+    reg         s1_v, s1_wr, s1_hit, s1_dup;
     reg [3:0]   s1_st, s1_op;
     reg [95:0]  s1_hdr;
     reg [2:0]   s1_nl;
@@ -285,7 +291,7 @@ module xbridge_core #(
     end
     // a partial line in the coherent range cannot be written (no byte enables toward the home)
     wire [3:0]  t_st = (s1_st == ST_OK && s1_wr && |(t_coh & s1_pl)) ? ST_COH_PTL : s1_st;
-    reg         s2_v, s2_wr;
+    reg         s2_v, s2_wr, s2_dup;
     reg [3:0]   s2_st;
     reg [95:0]  s2_hdr;
     reg [2:0]   s2_nl;
@@ -312,6 +318,22 @@ module xbridge_core #(
     reg [LSW:0]   l_cnt;
     reg [15:0]    seq_cnt;
 
+    // ------------------------------------------------------------------ duplicate (src, tag)
+    // A request is a duplicate when, in the cycle its header is taken, an earlier request with the
+    // same (src, tag) has not been answered: it is still in the parser, S1, S2 or the reorder
+    // buffer (an entry whose last response beat leaves in this cycle included). This is the
+    // requester's view at the XLink port, so the verdict does not depend on how long the request
+    // then waits in front of the reorder buffer. The flag travels with the request; it is
+    // answered BAD_TAG when it enters.
+    wire [19:0] h_key = xl_rx_data[27:8];   // (src, tag) of a header beat
+    integer d;
+    always @* begin
+        h_dup = (p_full && p_hdr[27:8] == h_key) || (s1_v && s1_hdr[27:8] == h_key) ||
+                (s2_v && s2_hdr[27:8] == h_key);
+        for (d = 0; d < NROB; d = d + 1)
+            if (rob_v[d] && rob_hdr[d][27:8] == h_key) h_dup = 1'b1;
+    end
+
     // ------------------------------------------------------------------ enter
     // The candidate is S2's request, or S1's when it skips S2 (table hit or error, S2 empty).
     wire s1_byp   = s1_v && (s1_hit || s1_st != ST_OK) && !s2_v;
@@ -323,14 +345,7 @@ module xbridge_core #(
     wire [3:0]  n_coh  = s2_v ? s2_coh : s1_coh;
     wire [15:0] n_mask = s2_v ? s2_mask : s1_mask;
     wire [2:0]  n_nl0  = s2_v ? s2_nl  : s1_nl;
-    // a request whose (src, tag) is still outstanding in the reorder buffer
-    reg n_dup;
-    integer d;
-    always @* begin
-        n_dup = 1'b0;
-        for (d = 0; d < NROB; d = d + 1)
-            if (rob_v[d] && rob_hdr[d][27:8] == n_hdr[27:8]) n_dup = 1'b1;
-    end
+    wire        n_dup  = s2_v ? s2_dup : s1_dup;
     wire [3:0]  e_st  = n_dup ? ST_BAD_TAG : n_st;
     wire [2:0]  e_nl  = (e_st != ST_OK) ? 3'd0 : n_nl0;
     wire [LSW+1:0] l_need = {1'b0, l_cnt} + (LSW+2)'(e_nl);
@@ -381,14 +396,14 @@ module xbridge_core #(
         end else begin
             if (p_take) begin
                 s1_v <= 1'b1;
-                s1_st <= c_st; s1_op <= c_op; s1_wr <= c_wr; s1_hdr <= p_hdr; s1_nl <= c_nl;
+                s1_st <= c_st; s1_op <= c_op; s1_wr <= c_wr; s1_hdr <= p_hdr; s1_nl <= c_nl; s1_dup <= p_dup;
                 s1_hit <= c_hthit; s1_hpa <= ht_hpa[c_hti]; s1_coh <= ht_coh[c_hti];
                 s1_mask <= c_mask; s1_pl <= c_pl;
                 for (jj = 0; jj < 4; jj = jj + 1) s1_line[jj] <= c_shf[512 * jj +: 512];
             end else if (s1_out) s1_v <= 1'b0;
             if (s1_to_s2) begin
                 s2_v <= 1'b1;
-                s2_st <= t_st; s2_wr <= s1_wr; s2_hdr <= s1_hdr; s2_nl <= s1_nl; s2_mask <= s1_mask;
+                s2_st <= t_st; s2_wr <= s1_wr; s2_hdr <= s1_hdr; s2_nl <= s1_nl; s2_mask <= s1_mask; s2_dup <= s1_dup;
                 s2_hpa <= t_hpa[51:6]; s2_coh <= t_coh;
                 for (jj = 0; jj < 4; jj = jj + 1) s2_line[jj] <= s1_line[jj];
                 if (t_st == ST_OK) begin

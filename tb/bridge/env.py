@@ -501,13 +501,15 @@ class PacketAssembler(uvm_component):
 
 
 class RequestMonitor(uvm_component):
-    """xl_rx transfers -> the watchdog's 'accepted' events, keyed by (src, tag) of each header."""
+    """xl_rx transfers -> the watchdog's 'accepted' events, keyed by (src, tag) of each header, and
+    ``listeners(header, cycle)`` for every header beat taken."""
 
     def __init__(self, name: str, parent: Any, wd: RequestWatchdog) -> None:
         super().__init__(name, parent)
         self.wd = wd
         self.mid = False
         self.n = 0
+        self.listeners: list[Any] = []
         self.imp = AnalysisImp("imp", self, self.write)
 
     def write(self, beat: Beat) -> None:
@@ -516,6 +518,8 @@ class RequestMonitor(uvm_component):
             h = XlHeader.unpack(data & MASK96)
             self.wd.accepted((h.src, h.tag), beat.cycle)
             self.n += 1
+            for fn in self.listeners:
+                fn(h, beat.cycle)
         self.mid = not last
 
 
