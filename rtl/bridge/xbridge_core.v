@@ -221,11 +221,10 @@ module xbridge_core #(
     wire [3:0]  c_op   = p_hdr[F_OP +: 4];
     wire [8:0]  c_lenf = p_hdr[F_LEN +: 9];
     wire [51:0] c_addr = p_hdr[F_ADDR +: 52];
-    wire [12:0] c_bytes = (FLAVOR == 0) ? {4'd0, c_lenf} : {c_lenf, 4'd0};
     // UALink: 64..256 B in 64 B steps; NVLink: 2..16 data flits of 16 B
     wire        c_len_ok = (FLAVOR == 0) ? ((c_lenf[5:0] == 6'd0) && (c_lenf[8:6] >= 3'd1) && (c_lenf[8:6] <= 3'd4))
                                          : ((c_lenf >= 9'd2) && (c_lenf <= 9'd16));
-    wire [4:0]  c_nch  = c_bytes[8:4];                       // 16 B chunks (valid when c_len_ok)
+    wire [4:0]  c_nch  = (FLAVOR == 0) ? c_lenf[8:4] : c_lenf[4:0];   // 16 B chunks (valid when c_len_ok)
     wire [1:0]  c_s    = (FLAVOR == 0) ? 2'd0 : c_addr[5:4]; // first chunk inside the first line
     wire [5:0]  c_gend = {4'd0, c_s} + {1'b0, c_nch};        // chunk after the last, from the first line
     wire [5:0]  c_nb6  = ({1'b0, c_nch} + 6'd3) >> 2;
@@ -237,8 +236,22 @@ module xbridge_core #(
     wire        c_align_ok = (FLAVOR == 0) ? (c_addr[5:0] == 6'd0)
                                            : ((c_addr[3:0] == 4'd0) && (c_gend <= 6'd16));
     wire [63:0] c_a64 = {12'd0, c_addr};
-    wire [63:0] c_end = c_a64 + {51'd0, c_bytes};
-    wire        c_win_ok = (c_a64 >= WIN_BASE) && (c_end <= WIN_END);
+    // [addr, addr + bytes) inside [WIN_BASE, WIN_END): addr >= WIN_BASE, and addr <= WIN_END - bytes
+    // compared with one constant per legal length (UALink 4, NVLink 15), picked by the length field.
+    // No adder in series with the compare (timing); an illegal length is BAD_LEN before BAD_ADDR,
+    // so only legal lengths need a bound.
+    reg         c_hi_ok;
+    integer cl;
+    always @* begin
+        c_hi_ok = 1'b0;
+        for (cl = 1; cl <= 16; cl = cl + 1)
+            if ((FLAVOR == 0) ? (cl <= 4) : (cl >= 2))
+                if (c_lenf == ((FLAVOR == 0) ? 9'(64 * cl) : 9'(cl)) &&
+                    WIN_END >= 64'((FLAVOR == 0) ? 64 * cl : 16 * cl) &&
+                    c_a64 <= WIN_END - 64'((FLAVOR == 0) ? 64 * cl : 16 * cl))
+                    c_hi_ok = 1'b1;
+    end
+    wire        c_win_ok = (c_a64 >= WIN_BASE) && c_hi_ok;
     reg  [3:0]  c_st;
     always @* begin
         if (c_op != OP_READ && c_op != OP_WRITE)  c_st = ST_BAD_OP;
@@ -281,13 +294,21 @@ module xbridge_core #(
 
     // ------------------------------------------------------------------ S2: translate + build
     wire [51:0] s1_addr = s1_hdr[F_ADDR +: 52];
-    wire [63:0] t_off   = {12'd0, s1_addr[51:6], 6'd0} - WIN_BASE;
-    wire [63:0] t_hpa   = t_off + HPA_BASE;
+    // HPA = line address - WIN_BASE + HPA_BASE, one adder with the constant difference (mod 2^64).
+    // Line k of the request is coherent when WIN_BASE + COH_OFF <= address + 64 k < WIN_BASE +
+    // COH_END: the address compared with constants per k, no adder in series with the compares.
+    // Both only matter for a request inside the window (S1 status OK), where nothing wraps.
+    localparam [63:0] T_HPA_OFF = HPA_BASE - WIN_BASE;
+    localparam [63:0] T_COH_LO  = WIN_BASE + COH_OFF;   // first coherent XLink address
+    localparam [63:0] T_COH_HI  = WIN_BASE + COH_END;   // first address past the coherent range
+    wire [63:0] t_a     = {12'd0, s1_addr[51:6], 6'd0};
+    wire [63:0] t_hpa   = t_a + T_HPA_OFF;
     reg  [3:0]  t_coh;
     integer k;
     always @* begin
         for (k = 0; k < 4; k = k + 1)
-            t_coh[k] = ((t_off + 64'(64 * k)) >= COH_OFF) && ((t_off + 64'(64 * k)) < COH_END);
+            t_coh[k] = (T_COH_LO < 64'(64 * k) || t_a >= T_COH_LO - 64'(64 * k)) &&
+                       (T_COH_HI > 64'(64 * k) && t_a < T_COH_HI - 64'(64 * k));
     end
     // a partial line in the coherent range cannot be written (no byte enables toward the home)
     wire [3:0]  t_st = (s1_st == ST_OK && s1_wr && |(t_coh & s1_pl)) ? ST_COH_PTL : s1_st;
@@ -591,7 +612,7 @@ module xbridge_core #(
         .clk(clk), .rst(rst), .en(s1_to_i && s1_hit), .add(1'b1), .count(stat_ht_hit));
     // header bits the bridge does not interpret
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, t_hpa, t_off, hh[7:0], h_lenf, c_hi[16], c_lo[16], c_nb6, c_nl6, h_nb6, ln_now};
+    wire unused_ok = &{1'b0, t_hpa, t_a[5:0], hh[7:0], h_lenf, c_hi[16], c_lo[16], c_nb6, c_nl6, h_nb6, ln_now};
     /* verilator lint_on UNUSEDSIGNAL */
     assign dbg_req_valid  = enter;
     assign dbg_req_seq    = seq_cnt;
