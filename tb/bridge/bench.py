@@ -50,6 +50,9 @@ BENCH_SETS = 256                               # hot-line cache lines for the me
 BENCH_INFLIGHT = 32                            # HBM accesses in flight: ~ latency x 2 pseudo-channels
 FAR = 284                                      # far-side read latency, CAL-CXL-ASIC in targets.md
 FAR_FAST = 8                                   # a near-ideal far side: exposes the datapath limit
+# wire bytes per 64 B beat: UALink one TL slot's share of a 640 B DL flit, NVLink a 272 B packet
+# is 5 beats (header + 4 data)
+WIRE = {UALINK: UAL_DL_BYTES / UAL_DL_SLOTS, NVLINK: 17 * NV_FLIT_BYTES / 5}
 # larger outstanding capacity (NROB requests, WB_DEPTH posted lines) and HBM pseudo-channels (NPC)
 BIG = {"nrob16_wb32": {"nrob": 16, "wb_depth": 32},
        "nrob16_wb32_pc8": {"nrob": 16, "wb_depth": 32, "npc": 8},
@@ -72,11 +75,21 @@ def _run(cfg: TbConfig, tests: list[str], out: Path, far: int = FAR, tag: str = 
                           "XB_TAG": tag})
 
 
-def bench() -> dict[str, float]:
+def bench(line_rate_only: bool = False) -> dict[str, float]:
+    """Every bridge figure; with `line_rate_only` only the line-rate configuration's
+    (bridge.link_fraction*, bridge.link_*, bridge.lr.*: three of the twelve builds)."""
     # cocotb's runner hands sys.path to the simulator as PYTHONPATH; under `python -c` its first
     # entry is '' (the simulator's own directory), so the repo root must be there explicitly
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+    if line_rate_only:
+        with tempfile.TemporaryDirectory() as td:
+            out = Path(td)
+            _run_line_rate(out)
+            r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+        res: dict[str, float] = {}
+        _line_rate_figures(r, res)
+        return res
     with tempfile.TemporaryDirectory() as td:
         out = Path(td)
         ual = TbConfig(flavor=UALINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
@@ -89,10 +102,7 @@ def bench() -> dict[str, float]:
         _run(nv, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
         for tag, cfg in BIG.items():
             _run(replace(ual, **cfg), ["throughput", "throughput_sustained"], out, far=FAR_FAST, tag=tag)
-        for fl in (UALINK, NVLINK):
-            _run(line_rate_config(fl), ["latency", "link_rate"], out, tag="lr")
-        # the HBM-bound case (UALink 256 B hits) with refreshes forced
-        _run(line_rate_config(UALINK), ["throughput_sustained"], out, far=FAR_FAST, tag="lr")
+        _run_line_rate(out)
         r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
     lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
     res: dict[str, float] = {
@@ -103,8 +113,7 @@ def bench() -> dict[str, float]:
         "bridge.hit_latency_cycles": lb["hit_latency_cycles"],
         "bridge.far_side_cycles": float(lb["far_cycles"]),
     }
-    wire = {UALINK: UAL_DL_BYTES / UAL_DL_SLOTS,     # one TL slot's share of a 640 B DL flit
-            NVLINK: 17 * NV_FLIT_BYTES / 5}           # a 272 B packet is 5 beats (header + 4 data)
+    wire = WIRE
     def put(key: str, t: dict, fl: str) -> None:
         for d in ("wr", "rd"):
             res[f"bridge.throughput_bytes_per_cycle{key}{fl}_{d}"] = t[f"{d}_beats_per_cycle"] * wire[fl]
@@ -138,6 +147,20 @@ def bench() -> dict[str, float]:
         res[f"bridge.mean_read_latency_cycles.{t}.buf_off"] = off[t]["mean_read_latency"]
         res[f"bridge.latency_saved_cycles.{t}"] = off[t]["mean_read_latency"] - on[t]["mean_read_latency"]
     res["bridge.hbm_hit_rate"] = res["bridge.hbm_hit_rate.tensor"]
+    _line_rate_figures(r, res)
+    return res
+
+
+def _run_line_rate(out: Path) -> None:
+    for fl in (UALINK, NVLINK):
+        _run(line_rate_config(fl), ["latency", "link_rate"], out, tag="lr")
+    # the HBM-bound case (UALink 256 B hits) with refreshes forced
+    _run(line_rate_config(UALINK), ["throughput_sustained"], out, far=FAR_FAST, tag="lr")
+
+
+def _line_rate_figures(r: dict, res: dict[str, float]) -> None:
+    """The line-rate configuration's figures from its runs' results `r`, into `res`."""
+    wire = WIRE
     sz = size_for(far=FAR)
     for k, v in sz.params().items():
         res[f"bridge.lr.param.{k}"] = float(v)
@@ -151,16 +174,18 @@ def bench() -> dict[str, float]:
                 res[f"bridge.link_bytes_per_cycle.{fl}.{k}"] = c["bytes_per_cycle"]
                 res[f"bridge.link_latency_cycles.{fl}.{k}"] = c["mean_latency"]
         if fl == UALINK:
-            put(".sustained.lr.", r[f"sustained_buf1_ualink_far{FAR_FAST}_lr"], UALINK)
+            sus = r[f"sustained_buf1_ualink_far{FAR_FAST}_lr"]
+            for d in ("wr", "rd"):
+                res[f"bridge.throughput_bytes_per_cycle.sustained.lr.ualink_{d}"] = \
+                    sus[f"{d}_beats_per_cycle"] * wire[UALINK]
             for d in ("wr", "rd"):
                 res[f"bridge.link_fraction_sustained.ualink.{d}.256.hit"] = \
                     res[f"bridge.throughput_bytes_per_cycle.sustained.lr.ualink_{d}"] / LINK_RATE[UALINK]
         lat = r[f"latency_buf1_{fl}_lr"]
         res[f"bridge.lr.miss_conversion_latency_cycles.{fl}"] = lat["miss_conversion_latency_cycles"]
         res[f"bridge.lr.hit_latency_cycles.{fl}"] = lat["hit_latency_cycles"]
-    return res
 
 
 if __name__ == "__main__":
-    for k, v in bench().items():
+    for k, v in bench(line_rate_only="--line-rate" in sys.argv[1:]).items():
         print(f"{k:55s} {v:10.3f}")
