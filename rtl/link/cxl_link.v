@@ -167,6 +167,10 @@ module cxl_link #(
     wire             fmt_fire;
     wire             rx_commit;
     wire [6*8-1:0]   rx_crd;
+    // what received flits bring, applied this cycle: TX credits per class and acks (zero without
+    // a committed flit). 68B: of the flit committed one cycle before (g_68's RX stage).
+    wire [6*8-1:0]   rx_upd_crd;
+    wire [7:0]       rx_upd_ack;
 
     generate
         for (g = 0; g < 6; g = g + 1) begin : g_txq
@@ -198,7 +202,7 @@ module cxl_link #(
             assign tx_ready[g] = in_rdy && TX_SUP[g];
             credit_counter #(.WIDTH(8), .INIT(8'd0)) u_crd (
                 .clk(clk), .rst(rst),
-                .add((rx_commit && TX_SUP[g]) ? rx_crd[g*8 +: 8] : 8'd0),
+                .add(TX_SUP[g] ? rx_upd_crd[g*8 +: 8] : 8'd0),
                 .take(txq_take[g]), .avail(crd_avail[g]), .count(c_cnt), .underflow(crd_err[g]));
         end
     endgenerate
@@ -277,10 +281,38 @@ module cxl_link #(
     generate
         if (FLIT_MODE == 0) begin : g_68
             wire [6*MAXM-1:0]     rx_mv;    // messages per class, packed from lane 0
-            /* verilator lint_off UNUSEDSIGNAL */  // data classes: only lane 0 (one DH per flit)
             wire [6*MAXM*128-1:0] rx_mh;
             wire [2*MAXM*512-1:0] rx_md;
+            // RX stage (timing): the verdict on a received flit and the state the next flit is
+            // checked against (the unpacker's rollover, ESeq, the LRSM, frame count, INIT) act
+            // in the flit's cycle; what the flit brings (messages for the RX queues, TX credits,
+            // acks for the free count, the ack it is owed) is registered here and applied one
+            // cycle later, gated by ru_commit = rx_commit of that flit. A flit with a CRC or
+            // protocol error (or out of sequence) leaves ru_commit 0, so none of its contents
+            // reaches the queues or counters. The unpacker's protocol check is thus no longer
+            // in front of the queue, credit, free-count and ack-count adders (one cycle more RX
+            // latency, rtl/link/README.md).
+            reg                   ru_commit;
+            reg  [6*MAXM-1:0]     ru_mv;
+            /* verilator lint_off UNUSEDSIGNAL */  // data classes: only lane 0 (one DH per flit)
+            reg  [6*MAXM*128-1:0] ru_mh;
+            reg  [2*MAXM*512-1:0] ru_md;
             /* verilator lint_on UNUSEDSIGNAL */
+            reg  [6*8-1:0]        ru_crd;
+            reg  [7:0]            ru_ack;
+            always @(posedge clk) begin
+                if (rst) ru_commit <= 1'b0;
+                else     ru_commit <= rx_commit;
+            end
+            always @(posedge clk) begin
+                ru_mv  <= rx_mv;
+                ru_mh  <= rx_mh;
+                ru_md  <= rx_md;
+                ru_crd <= rx_crd;
+                ru_ack <= rx_ack;
+            end
+            assign rx_upd_crd = ru_crd & {48{ru_commit}};
+            assign rx_upd_ack = ru_ack & {8{ru_commit}};
             // The 68B TX runs in two parts. The packer (cxl_flit68_tx) fills a two-entry buffer
             // of prepared protocol flits (and the all-data flits they owe) from the class queues
             // whenever the buffer has room, independent of the flit-kind decision; the builder
@@ -343,11 +375,11 @@ module cxl_link #(
                 .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
                 .crd_mem(crd_mem), .crd_used(crd_used), .ack_all(ack_all), .ack_8(ack_8));
             // next counts formed for each outcome from the registers, the decision picks last
-            wire [7:0] ack_inc = ack_pend + {7'd0, rx_commit};
-            wire [7:0] ack_m8  = ack_pend - 8'd8 + {7'd0, rx_commit};
+            wire [7:0] ack_inc = ack_pend + {7'd0, ru_commit};
+            wire [7:0] ack_m8  = ack_pend - 8'd8 + {7'd0, ru_commit};
             wire       a_all   = fmt_sent && ack_all;
             wire       a_8     = fmt_sent && ack_8 && !ack_all;
-            assign ack_pend_nx = ({7'd0, rx_commit} & {8{a_all}}) | (ack_m8 & {8{a_8}}) |
+            assign ack_pend_nx = ({7'd0, ru_commit} & {8{a_all}}) | (ack_m8 & {8{a_8}}) |
                                  (ack_inc & {8{!a_all && !a_8}});   // AND-OR pick (see g_crd)
             assign ack_ret = fmt_sent && (ack_8 || (ack_all && ack_pend != 8'd0));
             // A credit field returns the largest power of two <= n, at most 64, of the class it
@@ -383,7 +415,7 @@ module cxl_link #(
             for (g = 0; g < 6; g = g + 1) begin : g_rxq
                 localparam integer DW = (g == 2 || g == 5) ? 512 : 0;
                 localparam integer DI = (g == 5) ? 1 : 0;
-                wire [MAXM-1:0] wv = rx_commit ? rx_mv[g*MAXM +: MAXM] : {MAXM{1'b0}};
+                wire [MAXM-1:0] wv = ru_commit ? ru_mv[g*MAXM +: MAXM] : {MAXM{1'b0}};
                 wire [128+DW-1:0] head;
                 /* verilator lint_off UNUSEDSIGNAL */
                 wire [$clog2(RX_DEPTH+1)-1:0] b_free, b_cnt;
@@ -393,13 +425,13 @@ module cxl_link #(
                     wire unused_wv = &{1'b0, wv[MAXM-1:1]};
                     fifo_bank #(.WIDTH(640), .DEPTH(RX_DEPTH), .W(1)) u_q (
                         .clk(clk), .rst(rst), .in_valid(wv[0]),
-                        .in_data({rx_md[(DI*MAXM)*512 +: 512], rx_mh[(g*MAXM)*128 +: 128]}),
+                        .in_data({ru_md[(DI*MAXM)*512 +: 512], ru_mh[(g*MAXM)*128 +: 128]}),
                         .free(b_free), .out_valid(rx_valid[g]), .out_ready(rx_ready[g]),
                         .out_data(head), .count(b_cnt), .overflow(rxb_ovf[g]));
                     assign rx_data[DI*512 +: 512] = head[128 +: 512];
                 end else begin : g_h
                     fifo_bank #(.WIDTH(128), .DEPTH(RX_DEPTH), .W(MAXM)) u_q (
-                        .clk(clk), .rst(rst), .in_valid(wv), .in_data(rx_mh[g*MAXM*128 +: MAXM*128]),
+                        .clk(clk), .rst(rst), .in_valid(wv), .in_data(ru_mh[g*MAXM*128 +: MAXM*128]),
                         .free(b_free), .out_valid(rx_valid[g]), .out_ready(rx_ready[g]),
                         .out_data(head), .count(b_cnt), .overflow(rxb_ovf[g]));
                 end
@@ -446,6 +478,14 @@ module cxl_link #(
                 .clk(clk), .rst(rst), .wr(rx_commit), .msg_cnt(rx_cnt), .run_valid(rx_rv),
                 .run_n(rx_rn), .run_bits(rx_rb), .line(rx_ln), .out_valid(rx_valid),
                 .out_ready(rx_ready), .out_hdr(rx_hdr), .out_data(rx_data), .overflow(rxb_ovf));
+        end
+    endgenerate
+
+    // 256B: what a received flit brings is applied in its own cycle
+    generate
+        if (FLIT_MODE != 0) begin : g_rxupd_256
+            assign rx_upd_crd = rx_commit ? rx_crd : 48'd0;
+            assign rx_upd_ack = rx_commit ? rx_ack : 8'd0;
         end
     endgenerate
 
@@ -573,10 +613,10 @@ module cxl_link #(
 
     // ------------------------------------------------------------------ sequential control
     wire [7:0] eseq_inc  = ({1'b0, eseq} + 9'd1 >= wrap) ? 8'd0 : eseq + 8'd1;
-    wire [8:0] free_add  = {1'b0, num_free} + {1'b0, (rx_commit ? rx_ack : 8'd0)};
+    wire [8:0] free_add  = {1'b0, num_free} + {1'b0, rx_upd_ack};
     // next free count with and without a flit stored this cycle, each capped at the depth: the
     // store (late, after the flit-kind decision) only picks one
-    wire [8:0] free_sub  = ({1'b0, num_free} - 9'd1) + {1'b0, (rx_commit ? rx_ack : 8'd0)};
+    wire [8:0] free_sub  = ({1'b0, num_free} - 9'd1) + {1'b0, rx_upd_ack};
     wire [7:0] nf_keep   = (free_add > {1'b0, DEPTH8}) ? DEPTH8 : free_add[7:0];
     wire [7:0] nf_store  = (free_sub > {1'b0, DEPTH8}) ? DEPTH8 : free_sub[7:0];
 
