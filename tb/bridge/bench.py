@@ -68,9 +68,14 @@ def line_rate_config(flavor: str) -> TbConfig:
 
 def _run(cfg: TbConfig, tests: list[str], out: Path, far: int = FAR, tag: str = "") -> None:
     cfg = replace(cfg, bridge=replace(cfg.bridge, flavor=cfg.flavor))
+    # throughput_sustained watches the HBM controller's forced-refresh flag inside the lane: the
+    # design must be public for it (the runner makes only the top level public), a build of its own
+    pub = "throughput_sustained" in tests
     run_cocotb(top="xbridge_core", sources=rtl_sources(*SOURCES), test_module="tb.bridge.tb_bench",
-               parameters=cfg.params(), name=f"xbridge_bench_{cfg.flavor}_{cfg.buf_en}{tag}",
-               testcase=tests, seed=1, build_args=("--output-split", "0"),
+               parameters=cfg.params(),
+               name=f"xbridge_bench_{cfg.flavor}_{cfg.buf_en}{tag}" + ("_pub" if pub else ""),
+               testcase=tests, seed=1,
+               build_args=("--output-split", "0", *(("--public-flat-rw",) if pub else ())),
                extra_env={"XB_CFG": cfg.to_json(), "XB_BENCH_OUT": str(out), "XB_FAR": str(far),
                           "XB_TAG": tag})
 
