@@ -232,6 +232,8 @@ module cxl_link #(
     reg [RB_W-1:0] rb_mem [0:REPLAY_DEPTH-1];
     reg [RA_W-1:0] wr_ptr, rd_ptr;
     reg [7:0]      num_free;
+    // num_free >= 2, 3, 4, registered with it: the flit-kind decision reads flags, not a compare
+    reg            nf_ge2, nf_ge3, nf_ge4;
     // output stages: stage 1 holds the flit picked (a new 68B flit with its CRC field still
     // zero), stage 2 the flit on tx_flit with its CRC (68B) and sequence term (SEQ_CRC) added
     reg              out_valid;
@@ -496,8 +498,7 @@ module cxl_link #(
     wire replaying = (rd_ptr != wr_ptr);
     wire [RB_W-1:0] rb_rd = rb_mem[rd_ptr];
     wire next_is_adf = replaying ? rb_rd[FLIT_W] : fmt_busy_adf;
-    wire ack_force = (ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE)) ||
-                     (num_free <= 8'd2);
+    wire ack_force = (ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE)) || !nf_ge3;
     reg        use_replay;
     reg        seq_step;         // this load sends a frame/req/ack of the control sequence
     reg        seq_last;         // ... and it is the final Req/Ack flit
@@ -555,15 +556,15 @@ module cxl_link #(
                 fmt_kind = K_INIT;
                 fmt_eseq = DEPTH8 - 8'd1;            // our LLR Wrap Value
             end
-        end else if (num_free >= 8'd2) begin
+        end else if (nf_ge2) begin
             fmt_kind = K_NONE;
             // Messages need credits and room for their rollover; an ack forced out stops them
             // for a flit so that an LLCRD carries it.
-            msg_ok = num_free >= 8'd4 && !(ack_force && ack_pend != 8'd0);
+            msg_ok = nf_ge4 && !(ack_force && ack_pend != 8'd0);
             if (msg_ok) fmt_avail = q_valid & crd_avail & TX_SUP;
             ack_en = ack_force || ack_pend >= 8'd8;
             fmt_ack_pend = ack_en ? ack_pend : 8'd0;
-            crd_en = num_free >= 8'd3;
+            crd_en = nf_ge3;
             if (crd_en) fmt_crd_pend = crd_pend;
             // 68B: the prepared head goes unless it carries messages that may not (a head with
             // only the chunks a previous flit owes needs no more room than an LLCRD)
@@ -619,6 +620,24 @@ module cxl_link #(
     wire [8:0] free_sub  = ({1'b0, num_free} - 9'd1) + {1'b0, rx_upd_ack};
     wire [7:0] nf_keep   = (free_add > {1'b0, DEPTH8}) ? DEPTH8 : free_add[7:0];
     wire [7:0] nf_store  = (free_sub > {1'b0, DEPTH8}) ? DEPTH8 : free_sub[7:0];
+    // The flags of the next count, from the registers, not from the sums: x + a >= k is true
+    // when x >= j and a >= k - j for some j in 0..k (small compares with constants, no carry
+    // chain). The cap at the depth (>= 8) does not change a flag up to 5. The store case is
+    // x - 1 + a, i.e. x + a >= k + 1, except for x = a = 0 where the 9-bit sum wraps and the cap
+    // makes it the depth (a store never happens with no free entry; kept exact anyway).
+    function automatic sum_ge(input [7:0] x, input [7:0] a, input integer k);
+        integer j;
+        begin
+            sum_ge = 1'b0;
+            for (j = 0; j <= k; j = j + 1)
+                if (x >= 8'(j) && a >= 8'(k - j)) sum_ge = 1'b1;
+        end
+    endfunction
+    wire       nf_z     = (num_free == 8'd0) && (rx_upd_ack == 8'd0);
+    wire [2:0] nf_ge_k  = {sum_ge(num_free, rx_upd_ack, 4), sum_ge(num_free, rx_upd_ack, 3),
+                           sum_ge(num_free, rx_upd_ack, 2)};
+    wire [2:0] nf_ge_s  = {sum_ge(num_free, rx_upd_ack, 5), sum_ge(num_free, rx_upd_ack, 4),
+                           sum_ge(num_free, rx_upd_ack, 3)} | {3{nf_z}};
 
     function automatic [15:0] sat_inc(input [15:0] v);
         sat_inc = (v == 16'hFFFF) ? v : v + 16'd1;
@@ -651,6 +670,7 @@ module cxl_link #(
             wr_ptr       <= {RA_W{1'b0}};
             rd_ptr       <= {RA_W{1'b0}};
             num_free     <= DEPTH8;
+            {nf_ge4, nf_ge3, nf_ge2} <= 3'b111;      // DEPTH8 >= 8
             out_valid    <= 1'b0;
             tx_v         <= 1'b0;
             link_fatal   <= 1'b0;
@@ -666,6 +686,7 @@ module cxl_link #(
             if (rb_write && !replaying) rd_ptr <= ptr_inc(rd_ptr);  // RdPtr == WrPtr: new flits
             // free entries: -1 per stored flit, + acks received (never above the depth)
             num_free <= (nf_store & {8{rb_write}}) | (nf_keep & {8{!rb_write}});   // AND-OR pick
+            {nf_ge4, nf_ge3, nf_ge2} <= (nf_ge_s & {3{rb_write}}) | (nf_ge_k & {3{!rb_write}});
             if (fmt_fire && fmt_kind == K_INIT) init_sent <= 1'b1;
 
             // ---- control sequences (Frames + Req/Ack)
