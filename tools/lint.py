@@ -11,6 +11,10 @@ from pathlib import Path
 from tools.runner import RTL, INCLUDE, setup_verilator_env
 
 
+# the lint check itself; the cache key below hashes it, so a changed flag lints everything again
+LINT_FLAGS = ("--lint-only", "-Wall")
+
+
 def rtl_files() -> list[Path]:
     return sorted(p for p in RTL.rglob("*.v") if INCLUDE not in p.parents)
 
@@ -22,7 +26,7 @@ def lint_targets() -> list[Path]:
 
 
 def lint_one(path: Path, libdirs: list[Path]) -> tuple[Path, int, str]:
-    cmd = ["verilator", "--lint-only", "-Wall", f"-I{INCLUDE}", "--top-module", path.stem]
+    cmd = ["verilator", *LINT_FLAGS, f"-I{INCLUDE}", "--top-module", path.stem]
     for d in libdirs:
         cmd += ["-y", str(d)]
     cmd.append(str(path))
@@ -37,7 +41,7 @@ def elaborate(top: str, params: dict[str, int] | None = None) -> tuple[int, str]
     -Wno-fatal as the simulation builds run; returns (exit code, diagnostics)."""
     setup_verilator_env()
     path = next(p for p in rtl_files() if p.stem == top)
-    cmd = ["verilator", "--lint-only", "-Wall", "-Wno-fatal", f"-I{INCLUDE}", "--top-module", top]
+    cmd = ["verilator", *LINT_FLAGS, "-Wno-fatal", f"-I{INCLUDE}", "--top-module", top]
     for d in sorted({p.parent for p in rtl_files()}):
         cmd += ["-y", str(d)]
     cmd += [f"-G{k}={v}" for k, v in (params or {}).items()]
@@ -56,7 +60,7 @@ def source_key() -> str:
     h = hashlib.sha256()
     ver = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
     h.update(ver.encode())
-    h.update(b"--lint-only -Wall")
+    h.update(" ".join(LINT_FLAGS).encode())
     for p in sorted(RTL.rglob("*")):
         if p.is_file() and p.suffix in (".v", ".vh", ".sv", ".svh"):
             h.update(str(p.relative_to(RTL)).encode())

@@ -87,59 +87,67 @@ def bench(line_rate_only: bool = False) -> dict[str, float]:
     # entry is '' (the simulator's own directory), so the repo root must be there explicitly
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    if line_rate_only:
-        with tempfile.TemporaryDirectory() as td:
-            out = Path(td)
-            _run_line_rate(out)
-            r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
-        res: dict[str, float] = {}
-        _line_rate_figures(r, res)
-        return res
     with tempfile.TemporaryDirectory() as td:
         out = Path(td)
-        ual = TbConfig(flavor=UALINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
-        nv = TbConfig(flavor=NVLINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
-        _run(ual, ["latency", "throughput", "traces"], out)
-        _run(ual, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
-        _run(TbConfig(flavor=UALINK, buf_en=0, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT),
-             ["latency", "traces"], out)
-        _run(nv, ["throughput"], out)
-        _run(nv, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
-        for tag, cfg in BIG.items():
-            _run(replace(ual, **cfg), ["throughput", "throughput_sustained"], out, far=FAR_FAST, tag=tag)
+        if not line_rate_only:
+            _run_other(out)
         _run_line_rate(out)
         r = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+    res: dict[str, float] = {}
+    if not line_rate_only:
+        _other_figures(r, res)
+    _line_rate_figures(r, res)
+    return res
+
+
+def _run_other(out: Path) -> None:
+    """Every configuration but the line-rate one."""
+    ual = TbConfig(flavor=UALINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
+    nv = TbConfig(flavor=NVLINK, buf_en=1, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT)
+    _run(ual, ["latency", "throughput", "traces"], out)
+    _run(ual, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
+    _run(TbConfig(flavor=UALINK, buf_en=0, sets=BENCH_SETS, hbm_inflight=BENCH_INFLIGHT),
+         ["latency", "traces"], out)
+    _run(nv, ["throughput"], out)
+    _run(nv, ["throughput", "throughput_sustained"], out, far=FAR_FAST)
+    for tag, cfg in BIG.items():
+        _run(replace(ual, **cfg), ["throughput", "throughput_sustained"], out, far=FAR_FAST, tag=tag)
+
+
+def _put(res: dict[str, float], key: str, t: dict, fl: str) -> None:
+    """Wire bytes per cycle of a throughput result `t` in both directions."""
+    for d in ("wr", "rd"):
+        res[f"bridge.throughput_bytes_per_cycle{key}{fl}_{d}"] = t[f"{d}_beats_per_cycle"] * WIRE[fl]
+
+
+def _other_figures(r: dict, res: dict[str, float]) -> None:
+    """The figures of every configuration but the line-rate one, from their results `r`."""
     lb, ln = r["latency_buf1_ualink"], r["latency_buf0_ualink"]
-    res: dict[str, float] = {
+    res.update({
         "bridge.miss_conversion_latency_cycles": ln["miss_conversion_latency_cycles"],
         "bridge.miss_conversion_latency_ht_hit_cycles": ln["miss_conversion_latency_ht_hit_cycles"],
         "bridge.hdr_table_saving_cycles": ln["hdr_table_saving_cycles"],
         "bridge.miss_conversion_latency_cycles_buf_on": lb["miss_conversion_latency_cycles"],
         "bridge.hit_latency_cycles": lb["hit_latency_cycles"],
         "bridge.far_side_cycles": float(lb["far_cycles"]),
-    }
-    wire = WIRE
-    def put(key: str, t: dict, fl: str) -> None:
-        for d in ("wr", "rd"):
-            res[f"bridge.throughput_bytes_per_cycle{key}{fl}_{d}"] = t[f"{d}_beats_per_cycle"] * wire[fl]
-
+    })
     for fl in (UALINK, NVLINK):
-        put(".", r[f"throughput_buf1_{fl}_far{FAR_FAST}"], fl)
-        put(".far284.", r[f"throughput_buf1_{fl}_far{FAR}"], fl)
+        _put(res, ".", r[f"throughput_buf1_{fl}_far{FAR_FAST}"], fl)
+        _put(res, ".far284.", r[f"throughput_buf1_{fl}_far{FAR}"], fl)
         sus = r[f"sustained_buf1_{fl}_far{FAR_FAST}"]
-        put(".sustained.", sus, fl)
+        _put(res, ".sustained.", sus, fl)
         for d in ("wr", "rd"):
             res[f"bridge.refresh_forced_per_kcycle.sustained.{fl}_{d}"] = \
                 1000 * sus[f"{d}_forced_in_window"] / SUS_WINDOW
     for tag in BIG:
-        put(f".{tag}.", r[f"throughput_buf1_ualink_far{FAR_FAST}_{tag}"], UALINK)
-        put(f".sustained.{tag}.", r[f"sustained_buf1_ualink_far{FAR_FAST}_{tag}"], UALINK)
+        _put(res, f".{tag}.", r[f"throughput_buf1_ualink_far{FAR_FAST}_{tag}"], UALINK)
+        _put(res, f".sustained.{tag}.", r[f"sustained_buf1_ualink_far{FAR_FAST}_{tag}"], UALINK)
     for name in ("", ".sustained"):
         res[f"bridge.throughput_bytes_per_cycle{name.replace('.', '_')}"] = min(
             res[f"bridge.throughput_bytes_per_cycle{name}.ualink_wr"],
             res[f"bridge.throughput_bytes_per_cycle{name}.ualink_rd"])
     for fl in (UALINK, NVLINK):
-        res[f"bridge.datapath_limit_bytes_per_cycle.{fl}"] = wire[fl]   # one 64 B beat per cycle
+        res[f"bridge.datapath_limit_bytes_per_cycle.{fl}"] = WIRE[fl]   # one 64 B beat per cycle
         res[f"bridge.link_rate_bytes_per_cycle.{fl}"] = LINK_RATE[fl]
         for name in ("", ".sustained"):
             res[f"bridge.throughput_vs_link{name}.{fl}"] = min(
@@ -152,8 +160,6 @@ def bench(line_rate_only: bool = False) -> dict[str, float]:
         res[f"bridge.mean_read_latency_cycles.{t}.buf_off"] = off[t]["mean_read_latency"]
         res[f"bridge.latency_saved_cycles.{t}"] = off[t]["mean_read_latency"] - on[t]["mean_read_latency"]
     res["bridge.hbm_hit_rate"] = res["bridge.hbm_hit_rate.tensor"]
-    _line_rate_figures(r, res)
-    return res
 
 
 def _run_line_rate(out: Path) -> None:
@@ -165,7 +171,6 @@ def _run_line_rate(out: Path) -> None:
 
 def _line_rate_figures(r: dict, res: dict[str, float]) -> None:
     """The line-rate configuration's figures from its runs' results `r`, into `res`."""
-    wire = WIRE
     sz = size_for(far=FAR)
     for k, v in sz.params().items():
         res[f"bridge.lr.param.{k}"] = float(v)
@@ -179,10 +184,7 @@ def _line_rate_figures(r: dict, res: dict[str, float]) -> None:
                 res[f"bridge.link_bytes_per_cycle.{fl}.{k}"] = c["bytes_per_cycle"]
                 res[f"bridge.link_latency_cycles.{fl}.{k}"] = c["mean_latency"]
         if fl == UALINK:
-            sus = r[f"sustained_buf1_ualink_far{FAR_FAST}_lr"]
-            for d in ("wr", "rd"):
-                res[f"bridge.throughput_bytes_per_cycle.sustained.lr.ualink_{d}"] = \
-                    sus[f"{d}_beats_per_cycle"] * wire[UALINK]
+            _put(res, ".sustained.lr.", r[f"sustained_buf1_ualink_far{FAR_FAST}_lr"], UALINK)
             for d in ("wr", "rd"):
                 res[f"bridge.link_fraction_sustained.ualink.{d}.256.hit"] = \
                     res[f"bridge.throughput_bytes_per_cycle.sustained.lr.ualink_{d}"] / LINK_RATE[UALINK]
