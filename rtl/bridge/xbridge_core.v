@@ -577,24 +577,30 @@ module xbridge_core #(
     end
 
     // ------------------------------------------------------------------ statistics / debug
+    // The lanes' dropped-response counts are registered before they are summed and added:
+    // stat_proto_err counts a dropped response one cycle after the cycle it arrived in.
     reg [2:0] n_hit, n_fwd, n_miss, n_rmw;
     reg [3:0] n_proto;
+    reg [3*LANES-1:0] ev_proto_q;
     integer ls;
     always @* begin
         n_hit = 3'd0; n_fwd = 3'd0; n_miss = 3'd0; n_rmw = 3'd0; n_proto = 4'd0;
         for (ls = 0; ls < LANES; ls = ls + 1) begin
             n_hit = n_hit + 3'(ev_hit[ls]); n_fwd = n_fwd + 3'(ev_fwd[ls]);
             n_miss = n_miss + 3'(ev_miss[ls]); n_rmw = n_rmw + 3'(ev_rmw[ls]);
-            n_proto = n_proto + 4'(ev_proto[3 * ls +: 3]);
+            n_proto = n_proto + 4'(ev_proto_q[3 * ls +: 3]);
         end
     end
-    wire [16:0] proto_sum = {1'b0, stat_proto_err} + 17'(n_proto);
+    // saturating add as a prefix adder one bit wider than the count (the top bit is the carry)
+    wire [16:0] proto_sum;
+    ks_adder #(.WIDTH(17)) u_proto_add (.a({1'b0, stat_proto_err}), .b(17'(n_proto)), .sum(proto_sum));
     always @(posedge clk) begin
         if (rst) begin
-            stat_err <= 16'd0; stat_proto_err <= 16'd0;
+            stat_err <= 16'd0; stat_proto_err <= 16'd0; ev_proto_q <= {3*LANES{1'b0}};
         end else begin
             if (tx_fire && tx_t == 3'd0 && h_st != ST_OK && stat_err != 16'hFFFF)
                 stat_err <= stat_err + 16'd1;
+            ev_proto_q <= ev_proto;
             stat_proto_err <= proto_sum[16] ? 16'hFFFF : proto_sum[15:0];
         end
     end
