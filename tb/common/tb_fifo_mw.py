@@ -108,6 +108,12 @@ class MWNoOverflow(MWTestBase):
             await FallingEdge(dut.clk)
             free = int(dut.free.value)
             budget = min(free, rng.choice([0, 1, self.w, rng.randint(0, self.w)]))
+            # Coverage-driven: a count of valid lanes other than 0, 1 and W comes from the random
+            # pick about once in 20 cycles and needs that much room, so a seed whose sink stalls
+            # often can miss one; while such a bin is open, half the cycles with room write it.
+            open_n = [k for k in range(2, self.w) if k <= free and f"n_valid.{k}" in self.cg.missed()]
+            if open_n and rng.random() < 0.5:
+                budget = rng.choice(open_n)
             lanes = rng.sample(range(self.w), budget) if budget else []
             # Coverage-driven: a mask with a hole between two written lanes (needs W >= 3 and two
             # free entries) comes from random lanes about once in 50 cycles, and a seed whose sink
