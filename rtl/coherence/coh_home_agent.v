@@ -253,7 +253,7 @@ module coh_home_agent #(
     // error counters
     reg [CNT_W-1:0] e_cnt [0:NERR-1];
 
-    integer i1, i2, i3, j3, k3, i4, k4, i5, i6, i8, i9;  // one set of loop variables per always block
+    integer i1, i4, i6, i8, i9;  // one set of loop variables per always block
 
     // ------------------------------------------------------------------ output queues
     reg  [N*3-1:0]      mq_in_v;
@@ -351,58 +351,167 @@ module coh_home_agent #(
     end
 
     // ------------------------------------------------------------------ lane A: starts
-    // source 1: a table entry ready to start (awaiting-way retries first)
-    reg            a_int;
-    reg [EW-1:0]   a_ie;
+    // Lane A's start decision is formed without a chain through the picks: every entry's own
+    // directory lookup, every set's back-invalidation victim and every way's busy flag are
+    // computed in parallel from the flops, and the picks (one-hot) select among them.
+
+    // lowest set bit of a vector, one-hot
+    function automatic [NTXN-1:0] first_e(input [NTXN-1:0] v);
+        integer q;
+        begin
+            for (q = 0; q < NTXN; q = q + 1)
+                first_e[q] = v[q] && ((v & ((NTXN)'(1) << q) - (NTXN)'(1)) == {NTXN{1'b0}});
+        end
+    endfunction
+
+    function automatic [EW-1:0] enc_e(input [NTXN-1:0] oh);
+        integer q;
+        begin
+            enc_e = {EW{1'b0}};
+            for (q = 0; q < NTXN; q = q + 1)
+                enc_e = enc_e | (EW'(q) & {EW{oh[q]}});
+        end
+    endfunction
+
+    // directory set of each entry's line; m_tag[i*ND + w]: entry i's line is way w's tag
+    reg [SB-1:0]       e_set [0:NTXN-1];
+    reg [NTXN*ND-1:0]  m_tag;
+    reg [ND-1:0]       w_busy;   // way w's tag is the line of a valid entry
+    integer i2, w2;
     always @* begin
-        a_int = 1'b0;
-        a_ie = {EW{1'b0}};
-        for (i2 = NTXN - 1; i2 >= 0; i2 = i2 - 1)
-            if (e_v[i2] && !e_started[i2] && !e_wp[i2] && !e_awt[i2]) begin
-                a_int = 1'b1; a_ie = EW'(i2);
+        w_busy = {ND{1'b0}};
+        for (i2 = 0; i2 < NTXN; i2 = i2 + 1) begin
+            e_set[i2] = (SETS > 1) ? e_line[i2][SB-1:0] : {SB{1'b0}};
+            for (w2 = 0; w2 < ND; w2 = w2 + 1) begin
+                m_tag[i2*ND + w2] = e_line[i2] == d_tag[w2];
+                if (e_v[i2] && m_tag[i2*ND + w2]) w_busy[w2] = 1'b1;
             end
-        for (i2 = NTXN - 1; i2 >= 0; i2 = i2 - 1)
-            if (e_v[i2] && !e_started[i2] && !e_wp[i2] && e_awt[i2] && e_retry[i2]) begin
-                a_int = 1'b1; a_ie = EW'(i2);
-            end
+        end
     end
 
-    // source 2: back-invalidation for an entry waiting for a way in a set with none running
-    reg            k_cand;
-    reg [EW-1:0]   k_e;
-    reg            k_binv_in_set;
-    reg [SB-1:0]   k_set;
-    reg            k_vic_ok;
-    reg [DIW-1:0]  k_vic;
-    reg            k_busy;
-    always @* begin
-        k_cand = 1'b0;
-        k_e = {EW{1'b0}};
-        for (i3 = NTXN - 1; i3 >= 0; i3 = i3 - 1) begin
-            k_binv_in_set = 1'b0;
-            for (j3 = 0; j3 < NTXN; j3 = j3 + 1)
-                if (e_v[j3] && e_binv[j3] && (e_line[j3][SB-1:0] == e_line[i3][SB-1:0]) && SETS > 1)
-                    k_binv_in_set = 1'b1;
-                else if (e_v[j3] && e_binv[j3] && SETS == 1)
-                    k_binv_in_set = 1'b1;
-            if (e_v[i3] && e_awt[i3] && !e_started[i3] && !k_binv_in_set) begin
-                k_cand = 1'b1; k_e = EW'(i3);
+    // Directory lookup of a line as one-hot way picks without an index: way w is in the line's set
+    // (a decode of the set bits) and, among those, the lowest valid way holding the line / the
+    // lowest invalid way. The hit way's state is an AND-OR over the ways.
+    function automatic [ND-1:0] in_set(input [SB-1:0] st);
+        integer w;
+        begin
+            for (w = 0; w < ND; w = w + 1) in_set[w] = (SETS == 1) || (32'(st) == w / WAYS);
+        end
+    endfunction
+
+    // lowest set bit within each set's ways
+    function automatic [ND-1:0] first_w(input [ND-1:0] v);
+        integer w, k;
+        begin
+            for (w = 0; w < ND; w = w + 1) begin
+                first_w[w] = v[w];
+                for (k = (w / WAYS) * WAYS; k < w; k = k + 1)
+                    first_w[w] = first_w[w] & ~v[k];
             end
         end
-        k_set = (SETS > 1) ? e_line[k_e][SB-1:0] : {SB{1'b0}};
-        k_vic_ok = 1'b0;
-        k_vic = {DIW{1'b0}};
-        for (k3 = WAYS - 1; k3 >= 0; k3 = k3 - 1) begin
-            k_busy = 1'b0;
-            for (j3 = 0; j3 < NTXN; j3 = j3 + 1)
-                if (e_v[j3] && e_line[j3] == d_tag[DIW'(k_set) * DIW'(WAYS) + DIW'(k3)]) k_busy = 1'b1;
-            if (d_v[DIW'(k_set) * DIW'(WAYS) + DIW'(k3)] && !k_busy &&
-                (d_sh[DIW'(k_set) * DIW'(WAYS) + DIW'(k3)] != {N{1'b0}})) begin
-                k_vic_ok = 1'b1;
-                k_vic = DIW'(k_set) * DIW'(WAYS) + DIW'(k3);
-            end
+    endfunction
+
+    function automatic [DIW-1:0] enc_w(input [ND-1:0] oh);
+        integer w;
+        begin
+            enc_w = {DIW{1'b0}};
+            for (w = 0; w < ND; w = w + 1)
+                enc_w = enc_w | (DIW'(w) & {DIW{oh[w]}});
+        end
+    endfunction
+
+    function automatic [1:0] st_of(input [ND-1:0] oh);
+        integer w;
+        begin
+            st_of = 2'd0;
+            for (w = 0; w < ND; w = w + 1)
+                st_of = st_of | (d_st[w] & {2{oh[w]}});
+        end
+    endfunction
+
+    function automatic [N-1:0] sh_of(input [ND-1:0] oh);
+        integer w;
+        begin
+            sh_of = {N{1'b0}};
+            for (w = 0; w < ND; w = w + 1)
+                sh_of = sh_of | (d_sh[w] & {N{oh[w]}});
+        end
+    endfunction
+
+    // each entry's own lookup (lowest hitting way, lowest free way) and its hit way's state
+    reg [NTXN-1:0] i_hit, i_free;
+    reg [DIW-1:0]  i_hitw [0:NTXN-1];
+    reg [DIW-1:0]  i_freew [0:NTXN-1];
+    reg [1:0]      i_st [0:NTXN-1];
+    reg [N-1:0]    i_sh [0:NTXN-1];
+    reg [ND-1:0]   i_hoh, i_foh;
+    integer i7;
+    always @* begin
+        for (i7 = 0; i7 < NTXN; i7 = i7 + 1) begin
+            i_hoh = first_w(d_v & m_tag[i7*ND +: ND] & in_set(e_set[i7]));
+            i_foh = first_w(~d_v & in_set(e_set[i7]));
+            i_hit[i7]  = i_hoh != {ND{1'b0}};
+            i_free[i7] = i_foh != {ND{1'b0}};
+            i_hitw[i7]  = enc_w(i_hoh);
+            i_freew[i7] = enc_w(i_foh);
+            i_st[i7] = e_coh[i7] ? st_of(i_hoh) : DI;
+            i_sh[i7] = e_coh[i7] ? sh_of(i_hoh) : {N{1'b0}};
         end
     end
+
+    // source 1: a table entry ready to start (awaiting-way retries first, lowest index)
+    wire [NTXN-1:0] a_rc = e_v & ~e_started & ~e_wp & e_awt & e_retry;
+    wire [NTXN-1:0] a_nc = e_v & ~e_started & ~e_wp & ~e_awt;
+    wire [NTXN-1:0] a_oh = (a_rc != {NTXN{1'b0}}) ? first_e(a_rc) : first_e(a_nc);
+    wire            a_int = (a_rc != {NTXN{1'b0}}) || (a_nc != {NTXN{1'b0}});
+    wire [EW-1:0]   a_ie = enc_e(a_oh);
+
+    // source 2: back-invalidation for an entry waiting for a way in a set with none running.
+    // Per set: a back-invalidation running in it, and its victim (lowest way that is valid, held
+    // by some device and not the line of a valid entry) with room for SnpInv in every holder's
+    // queue.
+    reg [SETS-1:0]  v_binv, v_ok, v_qok;
+    reg [DIW-1:0]   v_way [0:SETS-1];
+    reg [N-1:0]     mq_ok;       // room for the merged queue's writers of one cycle
+    integer s3, k3, p3;
+    always @* begin
+        for (p3 = 0; p3 < N; p3 = p3 + 1) mq_ok[p3] = mq_free[p3*CW +: CW] >= MQ_NEED;
+        for (s3 = 0; s3 < SETS; s3 = s3 + 1) begin
+            v_binv[s3] = 1'b0;
+            for (k3 = 0; k3 < NTXN; k3 = k3 + 1)
+                if (e_v[k3] && e_binv[k3] && (SETS == 1 || 32'(e_set[k3]) == s3)) v_binv[s3] = 1'b1;
+            v_ok[s3] = 1'b0;
+            v_way[s3] = {DIW{1'b0}};
+            for (k3 = WAYS - 1; k3 >= 0; k3 = k3 - 1)
+                if (d_v[s3 * WAYS + k3] && !w_busy[s3 * WAYS + k3] && (d_sh[s3 * WAYS + k3] != {N{1'b0}})) begin
+                    v_ok[s3] = 1'b1;
+                    v_way[s3] = DIW'(s3 * WAYS + k3);
+                end
+            v_qok[s3] = (d_sh[v_way[s3]] & ~mq_ok) == {N{1'b0}};
+        end
+    end
+    reg [NTXN-1:0] k_c;
+    reg [NTXN-1:0] k_vok, k_qok;
+    integer i3;
+    always @* begin
+        for (i3 = 0; i3 < NTXN; i3 = i3 + 1) begin
+            k_c[i3]   = e_v[i3] && e_awt[i3] && !e_started[i3] && !v_binv[e_set[i3]];
+            k_vok[i3] = v_ok[e_set[i3]];
+            k_qok[i3] = v_qok[e_set[i3]];
+        end
+    end
+    wire [NTXN-1:0] k_oh     = first_e(k_c);
+    wire            k_cand   = k_c != {NTXN{1'b0}};
+    wire            k_vic_ok = (k_oh & k_vok) != {NTXN{1'b0}};
+    wire            k_ok     = (k_oh & k_qok) != {NTXN{1'b0}};
+    reg  [SB-1:0]   k_set;
+    integer i1b;
+    always @* begin
+        k_set = {SB{1'b0}};
+        for (i1b = 0; i1b < NTXN; i1b = i1b + 1)
+            k_set = k_set | (e_set[i1b] & {SB{k_oh[i1b]}});
+    end
+    wire [DIW-1:0]  k_vic = v_way[k_set];
 
     // source 3: a new D2H request
     wire [N-1:0]  rq_grant;
@@ -411,21 +520,83 @@ module coh_home_agent #(
     reg           rq_adv;
     rr_arbiter #(.N(N)) u_req_arb (.clk(clk), .rst(rst), .req(d2h_req_valid), .advance(rq_adv),
                                    .grant(rq_grant), .grant_idx(rq_gidx), .any(rq_any));
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [127:0] n_hdr  = d2h_req_hdr[rq_gidx * 128 +: 128];  // NT, CacheID, SPID, DPID unused
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [4:0]   n_op   = n_hdr[CXL_D2H_REQ_OPCODE_LSB +: CXL_D2H_REQ_OPCODE_W];
-    wire [11:0]  n_cqid = n_hdr[CXL_D2H_REQ_CQID_LSB +: CXL_D2H_REQ_CQID_W];
-    wire [LW-1:0] n_line = n_hdr[CXL_D2H_REQ_ADDR_LSB +: CXL_D2H_REQ_ADDR_W];
-
-    // the new request reuses the CQID of a request of its port still owed an H2D answer
-    reg n_dup;
+    // Every port's request is evaluated in parallel (its fields, coherence, directory lookup,
+    // line conflict and duplicate CQID) and the arbiter's one-hot grant selects one (port 0 when
+    // none is granted, the port rq_gidx names then).
+    wire [N-1:0]  g_sel = rq_grant | {{(N - 1){1'b0}}, !rq_any};
+    reg [LW-1:0]  p_line [0:N-1];
+    reg [4:0]     p_op   [0:N-1];
+    reg [11:0]    p_cqid [0:N-1];
+    reg [EW-1:0]  p_tail [0:N-1];
+    reg [DIW-1:0] p_hitw [0:N-1];
+    reg [DIW-1:0] p_freew [0:N-1];
+    reg [1:0]     p_st   [0:N-1];
+    reg [N-1:0]   p_sh   [0:N-1];
+    reg [N-1:0]   p_coh, p_dup, p_conf, p_hit, p_free;
+    reg [SB-1:0]  p_set;
+    reg [ND-1:0]  p_m, p_hoh, p_foh;
+    integer p6, k6;
     always @* begin
-        n_dup = 1'b0;
-        for (i6 = 0; i6 < NTXN; i6 = i6 + 1)
-            if (e_v[i6] && !e_binv[i6] && e_port[i6] == rq_gidx && e_cqid[i6] == n_cqid &&
-                (!e_dec[i6] || e_mrd[i6] || e_gap[i6]))
-                n_dup = 1'b1;
+        for (p6 = 0; p6 < N; p6 = p6 + 1) begin
+            p_line[p6] = d2h_req_hdr[p6*128 + CXL_D2H_REQ_ADDR_LSB +: CXL_D2H_REQ_ADDR_W];
+            p_op[p6]   = d2h_req_hdr[p6*128 + CXL_D2H_REQ_OPCODE_LSB +: CXL_D2H_REQ_OPCODE_W];
+            p_cqid[p6] = d2h_req_hdr[p6*128 + CXL_D2H_REQ_CQID_LSB +: CXL_D2H_REQ_CQID_W];
+            p_coh[p6]  = is_coh(p_line[p6]);
+            // the request reuses the CQID of a request of its port still owed an H2D answer
+            p_dup[p6] = 1'b0;
+            // the request's line is busy: it chains behind the line's tail entry
+            p_conf[p6] = 1'b0;
+            p_tail[p6] = {EW{1'b0}};
+            for (i6 = 0; i6 < NTXN; i6 = i6 + 1) begin
+                if (e_v[i6] && !e_binv[i6] && 32'(e_port[i6]) == p6 && e_cqid[i6] == p_cqid[p6] &&
+                    (!e_dec[i6] || e_mrd[i6] || e_gap[i6]))
+                    p_dup[p6] = 1'b1;
+                if (e_v[i6] && !retire[i6] && e_line[i6] == p_line[p6]) begin
+                    p_conf[p6] = 1'b1;
+                    if (e_tail[i6]) p_tail[p6] = EW'(i6);
+                end
+            end
+            // directory lookup: lowest hitting way, lowest free way, the hit way's state
+            p_set = (SETS > 1) ? p_line[p6][SB-1:0] : {SB{1'b0}};
+            for (k6 = 0; k6 < ND; k6 = k6 + 1) p_m[k6] = d_tag[k6] == p_line[p6];
+            p_hoh = first_w(d_v & p_m & in_set(p_set));
+            p_foh = first_w(~d_v & in_set(p_set));
+            p_hit[p6]  = p_hoh != {ND{1'b0}};
+            p_free[p6] = p_foh != {ND{1'b0}};
+            p_hitw[p6]  = enc_w(p_hoh);
+            p_freew[p6] = enc_w(p_foh);
+            p_st[p6] = p_coh[p6] ? st_of(p_hoh) : DI;
+            p_sh[p6] = p_coh[p6] ? sh_of(p_hoh) : {N{1'b0}};
+        end
+    end
+
+    reg [LW-1:0]  n_line;
+    reg [4:0]     n_op;
+    reg [11:0]    n_cqid;
+    reg [EW-1:0]  n_tailidx;
+    reg [DIW-1:0] n_hitw, n_freew;
+    reg [1:0]     n_st;
+    reg [N-1:0]   n_sh;
+    reg           n_coh, n_dup, n_conf, n_hit, n_free;
+    always @* begin
+        n_line = {LW{1'b0}}; n_op = 5'd0; n_cqid = 12'd0; n_tailidx = {EW{1'b0}};
+        n_hitw = {DIW{1'b0}}; n_freew = {DIW{1'b0}}; n_st = 2'd0; n_sh = {N{1'b0}};
+        n_coh = 1'b0; n_dup = 1'b0; n_conf = 1'b0; n_hit = 1'b0; n_free = 1'b0;
+        for (p6 = 0; p6 < N; p6 = p6 + 1) begin
+            n_line    = n_line | (p_line[p6] & {LW{g_sel[p6]}});
+            n_op      = n_op | (p_op[p6] & {5{g_sel[p6]}});
+            n_cqid    = n_cqid | (p_cqid[p6] & {12{g_sel[p6]}});
+            n_tailidx = n_tailidx | (p_tail[p6] & {EW{g_sel[p6]}});
+            n_hitw    = n_hitw | (p_hitw[p6] & {DIW{g_sel[p6]}});
+            n_freew   = n_freew | (p_freew[p6] & {DIW{g_sel[p6]}});
+            n_st      = n_st | (p_st[p6] & {2{g_sel[p6]}});
+            n_sh      = n_sh | (p_sh[p6] & {N{g_sel[p6]}});
+            n_coh     = n_coh | (p_coh[p6] & g_sel[p6]);
+            n_dup     = n_dup | (p_dup[p6] & g_sel[p6]);
+            n_conf    = n_conf | (p_conf[p6] & g_sel[p6]);
+            n_hit     = n_hit | (p_hit[p6] & g_sel[p6]);
+            n_free    = n_free | (p_free[p6] & g_sel[p6]);
+        end
     end
 
     // the start under evaluation (internal entry or new request)
@@ -437,9 +608,6 @@ module coh_home_agent #(
     reg [11:0]     s_cqid;
     reg            s_coh;
     reg [EW-1:0]   s_e;        // entry that starts (internal) or is allocated (new)
-    reg            n_conf;     // new request hits a busy line
-    reg [EW-1:0]   n_tailidx;
-    reg [SB-1:0]   s_set;
     reg            s_hit, s_free;
     reg [DIW-1:0]  s_hitw, s_freew;
     reg            s_alloc, s_await;
@@ -447,42 +615,58 @@ module coh_home_agent #(
     reg [N-1:0]    s_sh, s_me;
     reg            s_hway;
     reg [DIW-1:0]  s_way;
-    reg            k_ok;
+    reg            s_mqok;     // room in the requester's merged queue
+    // the picked entry's values (AND-OR selects by the one-hot pick)
+    reg [LW-1:0]   x_line;
+    reg [4:0]      x_op;
+    reg [PW-1:0]   x_port;
+    reg [11:0]     x_cqid;
+    reg            x_coh, x_hit, x_free, x_mqok;
+    reg [DIW-1:0]  x_hitw, x_freew;
+    reg [1:0]      x_st;
+    reg [N-1:0]    x_sh;
     always @* begin
-        k_ok = 1'b1;
-        for (i4 = 0; i4 < N; i4 = i4 + 1)
-            if (d_sh[k_vic][i4] && mq_free[i4*CW +: CW] < MQ_NEED) k_ok = 1'b0;
+        x_line = {LW{1'b0}}; x_op = 5'd0; x_port = {PW{1'b0}}; x_cqid = 12'd0;
+        x_coh = 1'b0; x_hit = 1'b0; x_free = 1'b0; x_mqok = 1'b0;
+        x_hitw = {DIW{1'b0}}; x_freew = {DIW{1'b0}}; x_st = 2'd0; x_sh = {N{1'b0}};
+        for (i4 = 0; i4 < NTXN; i4 = i4 + 1) begin
+            x_line  = x_line | (e_line[i4] & {LW{a_oh[i4]}});
+            x_op    = x_op | (e_op[i4] & {5{a_oh[i4]}});
+            x_port  = x_port | (e_port[i4] & {PW{a_oh[i4]}});
+            x_cqid  = x_cqid | (e_cqid[i4] & {12{a_oh[i4]}});
+            x_coh   = x_coh | (e_coh[i4] & a_oh[i4]);
+            x_hit   = x_hit | (i_hit[i4] & a_oh[i4]);
+            x_free  = x_free | (i_free[i4] & a_oh[i4]);
+            x_mqok  = x_mqok | (mq_ok[e_port[i4]] & a_oh[i4]);
+            x_hitw  = x_hitw | (i_hitw[i4] & {DIW{a_oh[i4]}});
+            x_freew = x_freew | (i_freew[i4] & {DIW{a_oh[i4]}});
+            x_st    = x_st | (i_st[i4] & {2{a_oh[i4]}});
+            x_sh    = x_sh | (i_sh[i4] & {N{a_oh[i4]}});
+        end
+    end
+    always @* begin
         a_kick = !a_int && k_cand && k_vic_ok && f0_ok && k_ok;
         a_new  = !a_int && !a_kick && rq_any;
         s_e    = a_int ? a_ie : f0;
-        s_line = a_int ? e_line[a_ie] : n_line;
-        s_op   = a_int ? e_op[a_ie] : n_op;
-        s_port = a_int ? e_port[a_ie] : rq_gidx;
-        s_cqid = a_int ? e_cqid[a_ie] : n_cqid;
-        s_coh  = a_int ? e_coh[a_ie] : is_coh(n_line);
-        n_conf = 1'b0;
-        n_tailidx = {EW{1'b0}};
-        for (i4 = 0; i4 < NTXN; i4 = i4 + 1)
-            if (e_v[i4] && !retire[i4] && e_line[i4] == n_line) begin
-                n_conf = 1'b1;
-                if (e_tail[i4]) n_tailidx = EW'(i4);
-            end
-        s_set = (SETS > 1) ? s_line[SB-1:0] : {SB{1'b0}};
-        s_hit = 1'b0; s_free = 1'b0;
-        s_hitw = {DIW{1'b0}}; s_freew = {DIW{1'b0}};
-        for (k4 = WAYS - 1; k4 >= 0; k4 = k4 - 1) begin
-            if (d_v[DIW'(s_set) * DIW'(WAYS) + DIW'(k4)] &&
-                d_tag[DIW'(s_set) * DIW'(WAYS) + DIW'(k4)] == s_line) begin
-                s_hit = 1'b1; s_hitw = DIW'(s_set) * DIW'(WAYS) + DIW'(k4);
-            end
-            if (!d_v[DIW'(s_set) * DIW'(WAYS) + DIW'(k4)]) begin
-                s_free = 1'b1; s_freew = DIW'(s_set) * DIW'(WAYS) + DIW'(k4);
-            end
-        end
+        s_line = a_int ? x_line : n_line;
+        s_op   = a_int ? x_op : n_op;
+        s_port = a_int ? x_port : rq_gidx;
+        s_cqid = a_int ? x_cqid : n_cqid;
+        s_coh  = a_int ? x_coh : n_coh;
+        s_hit  = a_int ? x_hit : n_hit;
+        s_free = a_int ? x_free : n_free;
+        s_hitw = a_int ? x_hitw : n_hitw;
+        s_freew = a_int ? x_freew : n_freew;
+        s_mqok = a_int ? x_mqok : mq_ok[rq_gidx];
         s_alloc = s_coh && alloc_op(s_op);
         s_await = s_alloc && !s_hit && !s_free;
-        s_st = (s_coh && s_hit) ? d_st[s_hitw] : DI;
-        s_sh = (s_coh && s_hit) ? d_sh[s_hitw] : {N{1'b0}};
+        if (a_int) begin
+            s_st = x_st;
+            s_sh = x_sh;
+        end else begin
+            s_st = n_st;
+            s_sh = n_sh;
+        end
         s_hway = s_coh && (s_hit || (s_alloc && s_free));
         s_way = s_hit ? s_hitw : s_freew;
         s_me = {N{1'b0}};
@@ -517,22 +701,15 @@ module coh_home_agent #(
     // lane A action and its output gating
     reg            a_start, a_alloc, a_chain, a_ill, a_decnow;
     reg            a_dup, a_lineless, a_lok, a_now;
-    reg [N-1:0]    a_need;
-    reg            a_ok;
+    reg            a_ok;       // room for what the start writes (a back-invalidation checks k_ok)
     always @* begin
-        a_need = {N{1'b0}};
-        if (a_kick) a_need = d_sh[k_vic];
-        else if (s_tgt != {N{1'b0}}) a_need = s_tgt;
-        else if (da_go || da_pull) a_need = s_me;
-        a_ok = 1'b1;
-        for (i5 = 0; i5 < N; i5 = i5 + 1)
-            if (a_need[i5] && mq_free[i5*CW +: CW] < MQ_NEED) a_ok = 1'b0;
-        if (!a_kick && s_tgt == {N{1'b0}} && da_mem && rq_free < RQ_NEED) a_ok = 1'b0;
+        if (s_tgt != {N{1'b0}}) a_ok = (s_tgt & ~mq_ok) == {N{1'b0}};
+        else a_ok = (!(da_go || da_pull) || s_mqok) && !(da_mem && rq_free < RQ_NEED);
         // requests answered at once, without a table entry: duplicate CQID (dropped), not a request
         // opcode (GO-Err), CacheFlushed (GO-I); the answer needs room in the requester's queue
         a_dup      = a_new && n_dup;
         a_lineless = a_new && !n_dup && !legal_req(n_op);
-        a_lok      = mq_free[rq_gidx * CW +: CW] >= MQ_NEED;
+        a_lok      = mq_ok[rq_gidx];
         a_now      = a_lineless && a_lok;
         a_ill      = a_now && n_op != CXL_D2H_REQ_OP_CACHEFLUSHED;
         a_chain = a_new && !a_dup && !a_lineless && n_conf && nfree >= 2;
@@ -701,27 +878,24 @@ module coh_home_agent #(
         dq_in_v = {N*2{1'b0}};
         dq_in_d = {N*2*DQW{1'b0}};
         for (i8 = 0; i8 < N; i8 = i8 + 1) begin
-            // lane A: snoops, or the answer of a request decided at start
-            if (a_kick && d_sh[k_vic][i8]) begin
-                mq_in_v[i8*3 + 0] = 1'b1;
-                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b0, h2d_req_h(CXL_H2D_REQ_OP_SNPINV, d_tag[k_vic],
-                                                                 snp_uqid(f0, PW'(i8)), cid_of(PW'(i8)))};
-            end else if (a_start && s_tgt[i8]) begin
-                mq_in_v[i8*3 + 0] = 1'b1;
-                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b0, h2d_req_h(s_snp, s_line, snp_uqid(s_e, PW'(i8)),
-                                                                 cid_of(PW'(i8)))};
-            end else if (a_now && rq_gidx == PW'(i8)) begin
+            // lane A: snoops, or the answer of a request decided at start. The four cases exclude
+            // each other (a back-invalidation, a start and an at-once answer are one lane A action;
+            // a start with snoops is not decided at start), so each is an AND-OR term.
+            mq_in_v[i8*3 + 0] = (a_kick && d_sh[k_vic][i8]) || (a_start && s_tgt[i8]) ||
+                                (a_now && rq_gidx == PW'(i8)) ||
+                                (a_decnow && s_port == PW'(i8) && (da_go || da_pull));
+            mq_in_d[(i8*3 + 0)*MQW +: MQW] =
+                ({MQW{a_kick && d_sh[k_vic][i8]}} & {1'b0, h2d_req_h(CXL_H2D_REQ_OP_SNPINV, d_tag[k_vic],
+                                                  snp_uqid(f0, PW'(i8)), cid_of(PW'(i8)))}) |
+                ({MQW{a_start && s_tgt[i8]}} & {1'b0, h2d_req_h(s_snp, s_line, snp_uqid(s_e, PW'(i8)),
+                                                                 cid_of(PW'(i8)))}) |
                 // CacheFlushed: GO-I; an opcode that is not a request: GO-Err
-                mq_in_v[i8*3 + 0] = 1'b1;
-                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b1, h2d_rsp_h(CXL_H2D_RSP_OP_GO,
-                    12'(a_ill ? CXL_GO_STATE_ERR : CXL_GO_STATE_I), n_cqid, cid_of(rq_gidx))};
-            end else if (a_decnow && s_port == PW'(i8) && (da_go || da_pull)) begin
-                mq_in_v[i8*3 + 0] = 1'b1;
-                mq_in_d[(i8*3 + 0)*MQW +: MQW] = {1'b1,
+                ({MQW{a_now && rq_gidx == PW'(i8)}} & {1'b1, h2d_rsp_h(CXL_H2D_RSP_OP_GO,
+                    12'(a_ill ? CXL_GO_STATE_ERR : CXL_GO_STATE_I), n_cqid, cid_of(rq_gidx))}) |
+                ({MQW{a_decnow && s_port == PW'(i8) && (da_go || da_pull)}} & {1'b1,
                     da_go ? h2d_rsp_h(CXL_H2D_RSP_OP_GO, 12'(da_gost), s_cqid, cid_of(s_port))
                           : h2d_rsp_h(da_pullop, (da_pullop == CXL_H2D_RSP_OP_GO_WRITEPULL_DROP) ? 12'd0
-                                                 : pull_uqid(s_e), s_cqid, cid_of(s_port))};
-            end
+                                                 : pull_uqid(s_e), s_cqid, cid_of(s_port))});
             // lane B: answer after the snoops, or the GO of a write-pull with nothing to wait for
             if (e_port[b_e] == PW'(i8) && ((b_dec && (db_go || db_pull)) || b_pgo)) begin
                 mq_in_v[i8*3 + 1] = 1'b1;
@@ -821,7 +995,7 @@ module coh_home_agent #(
             if (a_chain || a_alloc && (s_await || a_ok)) begin
                 // new table entry
                 e_v[f0] <= 1'b1; e_binv[f0] <= 1'b0; e_line[f0] <= n_line; e_op[f0] <= n_op;
-                e_port[f0] <= rq_gidx; e_cqid[f0] <= n_cqid; e_coh[f0] <= is_coh(n_line);
+                e_port[f0] <= rq_gidx; e_cqid[f0] <= n_cqid; e_coh[f0] <= n_coh;
                 e_tail[f0] <= 1'b1; e_started[f0] <= 1'b0; e_dec[f0] <= 1'b0;
                 e_wp[f0] <= a_chain; e_pred[f0] <= n_tailidx; e_awt[f0] <= 1'b0; e_retry[f0] <= 1'b0;
                 e_sent[f0] <= {N{1'b0}}; e_rgot[f0] <= {N{1'b0}}; e_fexp[f0] <= {N{1'b0}};

@@ -5,7 +5,8 @@
 // set the sticky `overflow` flag (cleared only by reset): loss is never silent.
 // Timing: a lane's rank among the valid lanes is its own population count (a carry-save tree, not
 // a chain through the lanes), so every lane's entry and enable are known after one count and one
-// add; `free` is kept in flops and the count takes one of two precomputed values.
+// add; `free` is kept in flops, and the next pointer, count and free space are formed for every
+// possible number of valid lanes from the flops and picked by the lanes' count.
 module fifo_mw #(
     parameter integer WIDTH = 8,    // bits per entry, >= 1
     parameter integer DEPTH = 16,   // entries (any value >= 2)
@@ -56,6 +57,7 @@ module fifo_mw #(
     reg [RW-1:0]   acc;
     reg [RW-1:0]   total;
     reg [W-1:0]    we;
+    reg [W:0]      room;       // room[r]: a lane of rank r finds space (below; r = W unused)
     integer i, k;
     always @* begin
         rank = {W*RW{1'b0}};
@@ -64,21 +66,47 @@ module fifo_mw #(
             acc = {RW{1'b0}};
             for (k = 0; k < i; k = k + 1) acc = acc + RW'(in_valid[k]);
             rank[i*RW +: RW] = acc;
-            we[i] = in_valid[i] && (SW'(acc) < SW'(free_q));
+            we[i] = in_valid[i] && room[acc];
         end
         total = {RW{1'b0}};
         for (k = 0; k < W; k = k + 1) total = total + RW'(in_valid[k]);
     end
-    wire          ovf  = SW'(total) > SW'(free_q);      // some valid lane finds no space
-    wire [CW-1:0] n_wr = ovf ? free_q : CW'(total);
 
-    // Pointer advance by n_wr (< 2*DEPTH before wrap since n_wr <= free <= DEPTH).
-    wire [SW-1:0] wr_next_raw = SW'(wr_ptr) + SW'(n_wr);
-    wire [AW-1:0] wr_next     = (wr_next_raw >= DEPTH_S) ? AW'(wr_next_raw - DEPTH_S)
-                                                         : AW'(wr_next_raw);
-    // After an overflow the FIFO is full before the read: cnt + n_wr = DEPTH.
-    wire [CW-1:0] cnt_add  = cnt + CW'(total) - CW'(pop);
-    wire [CW-1:0] free_add = free_q - CW'(total) + CW'(pop);
+    // Next pointer, count and free space for every possible number t of valid lanes (0..W),
+    // formed from the flops and the read alone; the lanes' count then selects one (one-hot
+    // AND-OR). t > free (overflow): free entries are filled, the rest dropped, so the FIFO is
+    // full before the read.
+    reg [W:0]         c_ovf, tsel;
+    reg [AW*(W+1)-1:0] c_wr;
+    reg [CW*(W+1)-1:0] c_cnt, c_free;
+    reg [SW-1:0]      c_sum;
+    integer t;
+    always @* begin
+        for (t = 0; t <= W; t = t + 1) room[t] = SW'(t) < SW'(free_q);
+        for (t = 0; t <= W; t = t + 1) begin
+            c_ovf[t] = SW'(t) > SW'(free_q);
+            tsel[t]  = total == RW'(t);
+            // pointer advance by the entries written (< 2*DEPTH before the wrap)
+            c_sum = SW'(wr_ptr) + (c_ovf[t] ? SW'(free_q) : SW'(t));
+            if (c_sum >= DEPTH_S) c_sum = c_sum - DEPTH_S;
+            c_wr[t*AW +: AW]   = c_sum[AW-1:0];
+            c_cnt[t*CW +: CW]  = c_ovf[t] ? CW'(DEPTH) - CW'(pop) : cnt + CW'(t) - CW'(pop);
+            c_free[t*CW +: CW] = c_ovf[t] ? CW'(pop) : free_q - CW'(t) + CW'(pop);
+        end
+    end
+    reg [AW-1:0] wr_next;
+    reg [CW-1:0] cnt_next, free_next;
+    reg          ovf;
+    integer u;
+    always @* begin
+        wr_next = {AW{1'b0}}; cnt_next = {CW{1'b0}}; free_next = {CW{1'b0}};
+        ovf = |(c_ovf & tsel);
+        for (u = 0; u <= W; u = u + 1) begin
+            wr_next   = wr_next   | (c_wr[u*AW +: AW]   & {AW{tsel[u]}});
+            cnt_next  = cnt_next  | (c_cnt[u*CW +: CW]  & {CW{tsel[u]}});
+            free_next = free_next | (c_free[u*CW +: CW] & {CW{tsel[u]}});
+        end
+    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -90,8 +118,8 @@ module fifo_mw #(
         end else begin
             wr_ptr <= wr_next;
             if (pop) rd_ptr <= (rd_ptr == LAST) ? {AW{1'b0}} : rd_ptr + 1'b1;
-            cnt    <= ovf ? CW'(DEPTH) - CW'(pop) : cnt_add;
-            free_q <= ovf ? CW'(pop) : free_add;
+            cnt    <= cnt_next;
+            free_q <= free_next;
             if (ovf) overflow <= 1'b1;
         end
     end
