@@ -145,16 +145,6 @@ module coh_home_agent #(
     localparam [1:0] METAFIELD_NOOP = 2'b11;
 
     // ------------------------------------------------------------------ helpers
-    function automatic is_coh(input [LW-1:0] line);
-        integer r;
-        begin
-            is_coh = 1'b0;
-            for (r = 0; r < NRANGE; r = r + 1)
-                if (cfg_coh_en[r] && line >= cfg_coh_lo[r*LW +: LW] && line < cfg_coh_hi[r*LW +: LW])
-                    is_coh = 1'b1;
-        end
-    endfunction
-
     // requests with a line (CacheFlushed has none and is answered in lane A directly)
     function automatic legal_req(input [4:0] op);
         legal_req = (op == CXL_D2H_REQ_OP_RDSHARED) || (op == CXL_D2H_REQ_OP_RDOWN) ||
@@ -520,6 +510,30 @@ module coh_home_agent #(
     reg           rq_adv;
     rr_arbiter #(.N(N)) u_req_arb (.clk(clk), .rst(rst), .req(d2h_req_valid), .advance(rq_adv),
                                    .grant(rq_grant), .grant_idx(rq_gidx), .any(rq_any));
+    // selective coherence of each port's request line: in [lo, hi) of an enabled range, each bound
+    // a (greater, equal) compare tree (gt_tree) instead of a carry chain
+    wire [N*NRANGE-1:0] p_lo_gt, p_hi_gt;   // lo > line, hi > line
+    reg  [N-1:0]        p_cohv;
+    generate
+        for (g = 0; g < N * NRANGE; g = g + 1) begin : g_coh
+            gt_tree #(.WIDTH(LW)) u_lo (
+                .a(cfg_coh_lo[(g % NRANGE) * LW +: LW]),
+                .b(d2h_req_hdr[(g / NRANGE) * 128 + CXL_D2H_REQ_ADDR_LSB +: LW]), .gt(p_lo_gt[g]));
+            gt_tree #(.WIDTH(LW)) u_hi (
+                .a(cfg_coh_hi[(g % NRANGE) * LW +: LW]),
+                .b(d2h_req_hdr[(g / NRANGE) * 128 + CXL_D2H_REQ_ADDR_LSB +: LW]), .gt(p_hi_gt[g]));
+        end
+    endgenerate
+    integer pc, rc;
+    always @* begin
+        for (pc = 0; pc < N; pc = pc + 1) begin
+            p_cohv[pc] = 1'b0;
+            for (rc = 0; rc < NRANGE; rc = rc + 1)
+                if (cfg_coh_en[rc] && !p_lo_gt[pc * NRANGE + rc] && p_hi_gt[pc * NRANGE + rc])
+                    p_cohv[pc] = 1'b1;
+        end
+    end
+
     // Every port's request is evaluated in parallel (its fields, coherence, directory lookup,
     // line conflict and duplicate CQID) and the arbiter's one-hot grant selects one (port 0 when
     // none is granted, the port rq_gidx names then).
@@ -541,7 +555,7 @@ module coh_home_agent #(
             p_line[p6] = d2h_req_hdr[p6*128 + CXL_D2H_REQ_ADDR_LSB +: CXL_D2H_REQ_ADDR_W];
             p_op[p6]   = d2h_req_hdr[p6*128 + CXL_D2H_REQ_OPCODE_LSB +: CXL_D2H_REQ_OPCODE_W];
             p_cqid[p6] = d2h_req_hdr[p6*128 + CXL_D2H_REQ_CQID_LSB +: CXL_D2H_REQ_CQID_W];
-            p_coh[p6]  = is_coh(p_line[p6]);
+            p_coh[p6]  = p_cohv[p6];
             // the request reuses the CQID of a request of its port still owed an H2D answer
             p_dup[p6] = 1'b0;
             // the request's line is busy: it chains behind the line's tail entry
@@ -729,95 +743,180 @@ module coh_home_agent #(
     // ------------------------------------------------------------------ lane B: D2H Rsp / Data
     wire [2*N-1:0] b_req = {d2h_data_valid, d2h_rsp_valid};
     wire [2*N-1:0] b_grant;
-    wire [BW-1:0]  b_gidx;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [BW-1:0]  b_gidx;   // lane B selects by the one-hot grant
+    /* verilator lint_on UNUSEDSIGNAL */
     wire           b_any;
     reg            b_adv;
     rr_arbiter #(.N(2 * N)) u_rsp_arb (.clk(clk), .rst(rst), .req(b_req), .advance(b_adv),
                                        .grant(b_grant), .grant_idx(b_gidx), .any(b_any));
-    reg            b_isd;
-    reg [PW-1:0]   b_p;
-    reg [127:0]    b_hdr;
-    reg [511:0]    b_data;
-    reg [11:0]     b_uq;
-    reg [4:0]      b_rop;   // D2H Rsp opcode as sent
-    reg            b_legal; // legal answer to the snoop of its UQID
-    reg [4:0]      b_ropx;  // the answer taken: an illegal one counts as RspIHitI
-    reg            b_bogus, b_bep, b_pull, b_rng;
-    reg [EW-1:0]   b_e;
-    reg [PW-1:0]   b_q;
-    reg            b_snp_out, b_pull_out;
-    reg            b_acc_rsp, b_acc_data, b_acc_pull, b_clr_d;
-    reg [5:0]      b_err;
-    reg            b_isfwd, b_iskeep, b_isdirty, b_iskeeps;
-    reg [N-1:0]    bx_rgot, bx_fexp, bx_dgot, bx_keepb, bx_cmpl, b_qh;
-    reg            bx_dirty, bx_keeps, bx_hfwd, b_done;
-    reg [511:0]    b_fval;
-    reg [N-1:0]    b_me;
+    // Every source (D2H Rsp of port p: source p; D2H Data of port p: source N + p) is evaluated in
+    // parallel: its UQID's entry and port, the checks, the entry's snoop-answer record with this
+    // answer added and whether it is the last one, the queue room on the entry's port. The
+    // arbiter's one-hot grant (source 0 when none) selects one; lane B's coh_decide follows.
+    localparam integer NS = 2 * N;
+    wire [NS-1:0]  b_sel = b_grant | {{(NS - 1){1'b0}}, !b_any};
+    reg [NTXN-1:0] j_eoh;                          // the source's entry, one-hot (0: out of range)
+    reg [127:0]    j_hdr;
+    reg [11:0]     j_uq;
+    reg [4:0]      j_rop, j_ropx;
+    reg            j_pull, j_rng, j_bep, j_legal, j_isfwd, j_iskeeps, j_iskeep, j_isdirty;
+    reg [EW-1:0]   j_e [0:NS-1];
+    reg [PW-1:0]   j_q [0:NS-1];
+    reg [N-1:0]    j_qh;
+    // the entry's fields read through the one-hot
+    reg            j_v, j_started, j_pullp, j_binv, j_coh, j_dirty, j_keeps, j_hfwd, j_acc, j_fbk, j_gap;
+    reg [PW-1:0]   j_port;
+    reg [2:0]      j_snp;
+    reg [N-1:0]    j_sent, j_rgot, j_fexp, j_dgot, j_keepb, j_cmpl;
+    // per-source results
+    reg [NS-1:0]   j_acc_rsp, j_acc_data, j_acc_pull, j_clr_d, j_done, j_ok, j_pdirty, j_pkeeps, j_phfwd;
+    reg [5:0]      j_err   [0:NS-1];
+    reg [N-1:0]    j_xrgot [0:NS-1];
+    reg [N-1:0]    j_xfexp [0:NS-1];
+    reg [N-1:0]    j_xdgot [0:NS-1];
+    reg [N-1:0]    j_xkeepb [0:NS-1];
+    reg [N-1:0]    j_me    [0:NS-1];
+    reg [N-1:0]    jx_cmpl;
+    reg [N-1:0]    dq_ok;
+    integer js, je, jp;
     always @* begin
-        b_isd = b_gidx >= BW'(N);
-        b_p = b_isd ? PW'(b_gidx - BW'(N)) : PW'(b_gidx);
-        b_hdr = b_isd ? d2h_data_hdr[b_p * 128 +: 128] : d2h_rsp_hdr[b_p * 128 +: 128];
-        b_data = d2h_data_data[b_p * 512 +: 512];
-        b_uq = b_isd ? b_hdr[CXL_D2H_DH_UQID_LSB +: 12] : b_hdr[CXL_D2H_RSP_UQID_LSB +: 12];
-        b_rop = b_hdr[CXL_D2H_RSP_OPCODE_LSB +: CXL_D2H_RSP_OPCODE_W];
-        b_bogus = b_hdr[CXL_D2H_DH_BOGUS_LSB];
-        b_bep = b_hdr[CXL_D2H_DH_BEP_LSB];
-        b_pull = b_uq[11];
-        b_e = b_pull ? b_uq[0 +: EW] : b_uq[PW +: EW];
-        b_q = b_uq[0 +: PW];
-        b_rng = b_pull ? ((b_uq[10:0] >> EW) == 11'd0) : ((b_uq[10:0] >> (EW + PW)) == 11'd0);
-        if (32'(b_e) >= NTXN) b_rng = 1'b0;
-        if (!b_pull && 32'(b_q) >= N) b_rng = 1'b0;
-        b_snp_out  = !b_pull && b_rng && e_v[b_e] && e_started[b_e] && e_sent[b_e][b_q] && !cmpl[b_e][b_q];
-        b_pull_out = b_pull && b_rng && e_v[b_e] && e_pullp[b_e];
-        b_legal = legal_rsp(e_snp[b_e], b_rop);
-        b_ropx = b_legal ? b_rop : CXL_D2H_RSP_OP_RSPIHITI;
-        b_isfwd   = b_ropx == CXL_D2H_RSP_OP_RSPSFWDM || b_ropx == CXL_D2H_RSP_OP_RSPIFWDM ||
-                    b_ropx == CXL_D2H_RSP_OP_RSPVFWDV;
-        b_iskeeps = b_ropx == CXL_D2H_RSP_OP_RSPSHITSE || b_ropx == CXL_D2H_RSP_OP_RSPSFWDM;
-        b_iskeep  = b_iskeeps || b_ropx == CXL_D2H_RSP_OP_RSPVHITV || b_ropx == CXL_D2H_RSP_OP_RSPVFWDV;
-        b_isdirty = b_ropx == CXL_D2H_RSP_OP_RSPSFWDM || b_ropx == CXL_D2H_RSP_OP_RSPIFWDM;
-        b_err = 6'd0;
-        b_acc_rsp = 1'b0; b_acc_data = 1'b0; b_acc_pull = 1'b0; b_clr_d = 1'b0;
-        if (b_any) begin
-            if (!b_isd) begin
-                if (!b_snp_out) b_err[b_pull_out ? E_WRONG : E_USRSP] = 1'b1;
-                else if (b_q != b_p || e_rgot[b_e][b_q]) b_err[E_WRONG] = 1'b1;
+        for (jp = 0; jp < N; jp = jp + 1) dq_ok[jp] = dq_free[jp*CW +: CW] >= DQ_NEED;
+        for (js = 0; js < NS; js = js + 1) begin
+            j_hdr = (js >= N) ? d2h_data_hdr[(js - N) * 128 +: 128] : d2h_rsp_hdr[js * 128 +: 128];
+            j_uq  = (js >= N) ? j_hdr[CXL_D2H_DH_UQID_LSB +: 12] : j_hdr[CXL_D2H_RSP_UQID_LSB +: 12];
+            j_rop = j_hdr[CXL_D2H_RSP_OPCODE_LSB +: CXL_D2H_RSP_OPCODE_W];
+            j_bep = j_hdr[CXL_D2H_DH_BEP_LSB];
+            j_pull = j_uq[11];
+            j_e[js] = j_pull ? j_uq[0 +: EW] : j_uq[PW +: EW];
+            j_q[js] = j_uq[0 +: PW];
+            j_rng = j_pull ? ((j_uq[10:0] >> EW) == 11'd0) : ((j_uq[10:0] >> (EW + PW)) == 11'd0);
+            if (32'(j_e[js]) >= NTXN) j_rng = 1'b0;
+            if (!j_pull && 32'(j_q[js]) >= N) j_rng = 1'b0;
+            for (je = 0; je < NTXN; je = je + 1) j_eoh[je] = j_e[js] == EW'(je);
+            j_qh = {N{1'b0}};
+            for (jp = 0; jp < N; jp = jp + 1) j_qh[jp] = j_q[js] == PW'(jp);
+            j_v = 1'b0; j_started = 1'b0; j_pullp = 1'b0; j_binv = 1'b0; j_coh = 1'b0; j_dirty = 1'b0;
+            j_keeps = 1'b0; j_hfwd = 1'b0; j_acc = 1'b0; j_fbk = 1'b0; j_gap = 1'b0;
+            j_port = {PW{1'b0}}; j_snp = 3'd0;
+            j_sent = {N{1'b0}}; j_rgot = {N{1'b0}}; j_fexp = {N{1'b0}}; j_dgot = {N{1'b0}};
+            j_keepb = {N{1'b0}}; j_cmpl = {N{1'b0}};
+            for (je = 0; je < NTXN; je = je + 1) begin
+                j_v = j_v | (e_v[je] & j_eoh[je]);
+                j_started = j_started | (e_started[je] & j_eoh[je]);
+                j_pullp = j_pullp | (e_pullp[je] & j_eoh[je]);
+                j_binv = j_binv | (e_binv[je] & j_eoh[je]);
+                j_coh = j_coh | (e_coh[je] & j_eoh[je]);
+                j_dirty = j_dirty | (e_dirty[je] & j_eoh[je]);
+                j_keeps = j_keeps | (e_keeps[je] & j_eoh[je]);
+                j_hfwd = j_hfwd | (e_hfwd[je] & j_eoh[je]);
+                j_acc = j_acc | (e_acc[je] & j_eoh[je]);
+                j_fbk = j_fbk | (e_fbk[je] & j_eoh[je]);
+                j_gap = j_gap | (e_gap[je] & j_eoh[je]);
+                j_port = j_port | (e_port[je] & {PW{j_eoh[je]}});
+                j_snp = j_snp | (e_snp[je] & {3{j_eoh[je]}});
+                j_sent = j_sent | (e_sent[je] & {N{j_eoh[je]}});
+                j_rgot = j_rgot | (e_rgot[je] & {N{j_eoh[je]}});
+                j_fexp = j_fexp | (e_fexp[je] & {N{j_eoh[je]}});
+                j_dgot = j_dgot | (e_dgot[je] & {N{j_eoh[je]}});
+                j_keepb = j_keepb | (e_keepb[je] & {N{j_eoh[je]}});
+                j_cmpl = j_cmpl | (cmpl[je] & {N{j_eoh[je]}});
+            end
+            j_legal = legal_rsp(j_snp, j_rop);
+            j_ropx = j_legal ? j_rop : CXL_D2H_RSP_OP_RSPIHITI;
+            j_isfwd   = j_ropx == CXL_D2H_RSP_OP_RSPSFWDM || j_ropx == CXL_D2H_RSP_OP_RSPIFWDM ||
+                        j_ropx == CXL_D2H_RSP_OP_RSPVFWDV;
+            j_iskeeps = j_ropx == CXL_D2H_RSP_OP_RSPSHITSE || j_ropx == CXL_D2H_RSP_OP_RSPSFWDM;
+            j_iskeep  = j_iskeeps || j_ropx == CXL_D2H_RSP_OP_RSPVHITV || j_ropx == CXL_D2H_RSP_OP_RSPVFWDV;
+            j_isdirty = j_ropx == CXL_D2H_RSP_OP_RSPSFWDM || j_ropx == CXL_D2H_RSP_OP_RSPIFWDM;
+            j_err[js] = 6'd0;
+            j_acc_rsp[js] = 1'b0; j_acc_data[js] = 1'b0; j_acc_pull[js] = 1'b0; j_clr_d[js] = 1'b0;
+            if (js < N) begin
+                if (!(!j_pull && j_rng && j_v && j_started && ((j_sent & ~j_cmpl & j_qh) != {N{1'b0}})))
+                    j_err[js][(j_pull && j_rng && j_v && j_pullp) ? E_WRONG : E_USRSP] = 1'b1;
+                else if (32'(j_q[js]) != js || ((j_rgot & j_qh) != {N{1'b0}})) j_err[js][E_WRONG] = 1'b1;
                 else begin
-                    b_acc_rsp = 1'b1;
-                    if (!b_legal) b_err[E_ILLRSP] = 1'b1;
-                    if (!b_isfwd && e_dgot[b_e][b_q]) begin
-                        b_clr_d = 1'b1; b_err[E_USDATA] = 1'b1;
+                    j_acc_rsp[js] = 1'b1;
+                    if (!j_legal) j_err[js][E_ILLRSP] = 1'b1;
+                    if (!j_isfwd && ((j_dgot & j_qh) != {N{1'b0}})) begin
+                        j_clr_d[js] = 1'b1; j_err[js][E_USDATA] = 1'b1;
                     end
                 end
-            end else if (b_pull) begin
-                if (!b_pull_out) b_err[E_USDATA] = 1'b1;
-                else if (e_port[b_e] != b_p) b_err[E_WRONG] = 1'b1;
+            end else if (j_pull) begin
+                if (!(j_rng && j_v && j_pullp)) j_err[js][E_USDATA] = 1'b1;
+                else if (32'(j_port) != js - N) j_err[js][E_WRONG] = 1'b1;
                 else begin
-                    b_acc_pull = 1'b1;
-                    if (b_bep) b_err[E_USDATA] = 1'b1;  // byte enables this agent cannot apply
+                    j_acc_pull[js] = 1'b1;
+                    if (j_bep) j_err[js][E_USDATA] = 1'b1;  // byte enables this agent cannot apply
                 end
             end else begin
-                if (!b_snp_out) b_err[E_USDATA] = 1'b1;
-                else if (b_q != b_p) b_err[E_WRONG] = 1'b1;
-                else if (e_dgot[b_e][b_q] || (e_rgot[b_e][b_q] && !e_fexp[b_e][b_q])) b_err[E_USDATA] = 1'b1;
-                else b_acc_data = 1'b1;
+                if (!(j_rng && j_v && j_started && ((j_sent & ~j_cmpl & j_qh) != {N{1'b0}})))
+                    j_err[js][E_USDATA] = 1'b1;
+                else if (32'(j_q[js]) != js - N) j_err[js][E_WRONG] = 1'b1;
+                else if (((j_dgot & j_qh) != {N{1'b0}}) || ((j_rgot & ~j_fexp & j_qh) != {N{1'b0}}))
+                    j_err[js][E_USDATA] = 1'b1;
+                else j_acc_data[js] = 1'b1;
             end
+            j_xrgot[js]  = j_rgot | (j_acc_rsp[js] ? j_qh : {N{1'b0}});
+            j_xfexp[js]  = j_fexp | ((j_acc_rsp[js] && j_isfwd) ? j_qh : {N{1'b0}});
+            j_xkeepb[js] = j_keepb | ((j_acc_rsp[js] && j_iskeep) ? j_qh : {N{1'b0}});
+            j_xdgot[js]  = (j_dgot | (j_acc_data[js] ? j_qh : {N{1'b0}})) & ~(j_clr_d[js] ? j_qh : {N{1'b0}});
+            j_pdirty[js] = j_dirty || (j_acc_rsp[js] && j_isdirty);
+            j_pkeeps[js] = j_keeps || (j_acc_rsp[js] && j_iskeeps);
+            jx_cmpl      = j_xrgot[js] & (~j_xfexp[js] | j_xdgot[js]);
+            j_phfwd[js]  = j_hfwd || ((j_acc_rsp[js] || j_acc_data[js]) &&
+                                      ((j_xrgot[js] & j_xfexp[js] & j_xdgot[js] & j_qh) != {N{1'b0}}));
+            j_done[js]   = (j_acc_rsp[js] || j_acc_data[js]) && ((j_sent & ~jx_cmpl) == {N{1'b0}});
+            j_me[js] = {N{1'b0}};
+            for (jp = 0; jp < N; jp = jp + 1) j_me[js][jp] = j_port == PW'(jp);
+            // queue room on the entry's port (port 0 for a response naming no live entry)
+            j_ok[js] = rq_free >= RQ_NEED && wq_free >= WQ_NEED &&
+                       ((j_rng && j_v) ? (mq_ok[j_port] && dq_ok[j_port]) : (mq_ok[0] && dq_ok[0]));
         end
-        b_qh = {N{1'b0}};
-        b_qh[b_q] = 1'b1;
-        bx_rgot  = e_rgot[b_e] | (b_acc_rsp ? b_qh : {N{1'b0}});
-        bx_fexp  = e_fexp[b_e] | ((b_acc_rsp && b_isfwd) ? b_qh : {N{1'b0}});
-        bx_keepb = e_keepb[b_e] | ((b_acc_rsp && b_iskeep) ? b_qh : {N{1'b0}});
-        bx_dgot  = (e_dgot[b_e] | (b_acc_data ? b_qh : {N{1'b0}})) & ~(b_clr_d ? b_qh : {N{1'b0}});
-        bx_dirty = e_dirty[b_e] || (b_acc_rsp && b_isdirty);
-        bx_keeps = e_keeps[b_e] || (b_acc_rsp && b_iskeeps);
-        bx_cmpl  = bx_rgot & (~bx_fexp | bx_dgot);
-        bx_hfwd  = e_hfwd[b_e] || ((b_acc_rsp || b_acc_data) && bx_rgot[b_q] && bx_fexp[b_q] && bx_dgot[b_q]);
-        b_done   = (b_acc_rsp || b_acc_data) && ((e_sent[b_e] & ~bx_cmpl) == {N{1'b0}});
-        b_fval   = b_acc_data ? b_data : e_fbuf[b_e];
-        b_me = {N{1'b0}};
-        b_me[e_port[b_e]] = 1'b1;
+    end
+
+    // the granted source's values
+    reg [EW-1:0]   b_e;
+    reg [PW-1:0]   b_q;
+    reg            b_acc_rsp, b_acc_data, b_acc_pull, b_clr_d, b_done, b_ok;
+    reg            b_bogus, b_bep;
+    reg [5:0]      b_err;
+    reg [N-1:0]    bx_rgot, bx_fexp, bx_dgot, bx_keepb, b_me;
+    reg            bx_dirty, bx_keeps, bx_hfwd;
+    reg [511:0]    b_data, b_fval;
+    integer jb;
+    always @* begin
+        b_e = {EW{1'b0}}; b_q = {PW{1'b0}};
+        b_acc_rsp = 1'b0; b_acc_data = 1'b0; b_acc_pull = 1'b0; b_clr_d = 1'b0; b_done = 1'b0;
+        b_ok = 1'b0; b_bogus = 1'b0; b_bep = 1'b0; b_err = 6'd0;
+        bx_rgot = {N{1'b0}}; bx_fexp = {N{1'b0}}; bx_dgot = {N{1'b0}}; bx_keepb = {N{1'b0}};
+        b_me = {N{1'b0}}; bx_dirty = 1'b0; bx_keeps = 1'b0; bx_hfwd = 1'b0;
+        b_data = {512{1'b0}};
+        for (jb = 0; jb < NS; jb = jb + 1) begin
+            b_e = b_e | (j_e[jb] & {EW{b_sel[jb]}});
+            b_q = b_q | (j_q[jb] & {PW{b_sel[jb]}});
+            b_acc_rsp = b_acc_rsp | (j_acc_rsp[jb] & b_sel[jb]);
+            b_acc_data = b_acc_data | (j_acc_data[jb] & b_sel[jb]);
+            b_acc_pull = b_acc_pull | (j_acc_pull[jb] & b_sel[jb]);
+            b_clr_d = b_clr_d | (j_clr_d[jb] & b_sel[jb]);
+            b_done = b_done | (j_done[jb] & b_sel[jb]);
+            b_ok = b_ok | (j_ok[jb] & b_sel[jb]);
+            b_err = b_err | (j_err[jb] & {6{b_sel[jb]}});
+            bx_rgot = bx_rgot | (j_xrgot[jb] & {N{b_sel[jb]}});
+            bx_fexp = bx_fexp | (j_xfexp[jb] & {N{b_sel[jb]}});
+            bx_dgot = bx_dgot | (j_xdgot[jb] & {N{b_sel[jb]}});
+            bx_keepb = bx_keepb | (j_xkeepb[jb] & {N{b_sel[jb]}});
+            b_me = b_me | (j_me[jb] & {N{b_sel[jb]}});
+            bx_dirty = bx_dirty | (j_pdirty[jb] & b_sel[jb]);
+            bx_keeps = bx_keeps | (j_pkeeps[jb] & b_sel[jb]);
+            bx_hfwd = bx_hfwd | (j_phfwd[jb] & b_sel[jb]);
+            b_bogus = b_bogus | (((jb >= N) ? d2h_data_hdr[(jb % N) * 128 + CXL_D2H_DH_BOGUS_LSB]
+                                            : d2h_rsp_hdr[(jb % N) * 128 + CXL_D2H_DH_BOGUS_LSB]) & b_sel[jb]);
+            b_bep = b_bep | (((jb >= N) ? d2h_data_hdr[(jb % N) * 128 + CXL_D2H_DH_BEP_LSB]
+                                        : d2h_rsp_hdr[(jb % N) * 128 + CXL_D2H_DH_BEP_LSB]) & b_sel[jb]);
+            b_data = b_data | (d2h_data_data[(jb % N) * 512 +: 512] & {512{b_sel[jb]}});
+        end
+        b_fval = b_acc_data ? b_data : e_fbuf[b_e];
     end
 
     wire [1:0]   db_st;
@@ -833,12 +932,9 @@ module coh_home_agent #(
         .ga_st(db_gast), .ga_ext(db_gaext), .fwd_bk(db_fbk));
 
     // Queue space is checked on the entry's port; a response naming no live entry (dropped with an
-    // error) checks port 0 instead of an entry's port that was never written.
-    wire [PW-1:0] b_ep = (b_rng && e_v[b_e]) ? e_port[b_e] : {PW{1'b0}};
-    reg b_ok, b_fire, b_dec, b_bdone, b_pwr, b_pnew, b_pgo;
+    // error) checks port 0 instead of an entry's port that was never written (j_ok above).
+    reg b_fire, b_dec, b_bdone, b_pwr, b_pnew, b_pgo;
     always @* begin
-        b_ok = mq_free[b_ep * CW +: CW] >= MQ_NEED && dq_free[b_ep * CW +: CW] >= DQ_NEED &&
-               rq_free >= RQ_NEED && wq_free >= WQ_NEED;
         b_fire = b_any && b_ok;
         b_adv = b_fire;
         b_dec   = b_fire && b_done && !e_binv[b_e];
