@@ -28,6 +28,7 @@ module cxl_flit256_tx #(
     input wire               ctl_empty,
     input wire               fire,
     output wire [2047:0]     flit,
+    output wire [2047:0]     flit_nocrc,   // the same flit with its CRC field zero
     output wire              flit_retryable,
     output wire              busy_adf
 );
@@ -220,7 +221,10 @@ module cxl_flit256_tx #(
     end
 
     // ---------------------------------------------------------------- header and flit
-    wire        any_msg = |take;
+    // Some class is taken whenever one is available: the H-slot or, when no available message fits
+    // it, G-slot 1 takes the first, and whatever the H-slot took leaves at least 9 G-slots for it
+    // (a data class needs at most 6). So `any_msg` needs only the availability, not the placement.
+    wire        any_msg = build && (msg_avail != 6'd0);
     wire        any_crd = |crd_f;
     wire        payload = build && (any_msg || any_crd || ack_pend != 8'd0);
     wire [15:0] crd = {1'b0, crd_f[14:5], (payload && !any_msg && !any_crd) ? CRD_EMPTY : crd_f[4:0]};
@@ -259,6 +263,7 @@ module cxl_flit256_tx #(
     cxl_crc64_256b u_crc (.data(body), .crc(crc));
 
     assign flit           = {48'd0, crc, body};  // FEC bytes 250..255 = 0 (left to the PHY)
+    assign flit_nocrc     = {112'd0, body};
     assign flit_retryable = payload;
     assign msg_take       = take;
     assign crd_take       = ctake;

@@ -459,15 +459,22 @@ module cxl_link #(
             assign pk_head_v   = 1'b0;
             assign pk_head_msg = 1'b0;
             wire unused_256 = &{1'b0, crd_en, pk_send};
+            // the formatter's own CRC (its `flit`) is left unused: stage 2 adds it below
+            /* verilator lint_off PINCONNECTEMPTY */
             cxl_flit256_tx #(.ROLE(ROLE), .PBR(PBR)) u_tx (
                 .clk(clk), .rst(rst), .msg_avail(fmt_avail), .msg_hdr(q_hdr), .msg_data(q_data),
                 .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
                 .ack_pend(fmt_ack_pend), .ack_take(fmt_ack_take), .ctl_kind(fmt_kind),
                 .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
-                .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
+                .fire(fmt_fire), .flit(), .flit_nocrc(fmt_flit), .flit_retryable(fmt_retryable),
                 .busy_adf(fmt_busy_adf));
+            /* verilator lint_on PINCONNECTEMPTY */
             assign rx_exp_adf = 1'b0;   // no all-data flits in 256B
-            assign out_crc    = out_seq_term;   // the formatter's flit carries its CRC
+            // as in 68B, stage 1 (and the replay buffer) hold the flit with its CRC field zero and
+            // stage 2 adds the CRC of its 242 header and slot bytes
+            wire [63:0] crc64;
+            cxl_crc64_256b u_crc (.data(out_flit[1935:0]), .crc(crc64));
+            assign out_crc    = {48'd0, crc64, 1936'd0} ^ out_seq_term;
             cxl_flit256_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
                 .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
                 .commit(rx_commit), .crc_ok(rx_crc_ok),

@@ -43,8 +43,8 @@ from tb.link256.common import (DATA_CLASSES, HDR_W, LINE_W, Cfg, CtlKind, FlowCo
 REQ_FIELDS = {"avail": "msg_avail", "hdr": "msg_hdr", "data": "msg_data", "crd_pend": "crd_pend",
               "ack_pend": "ack_pend", "kind": "ctl_kind", "eseq": "ctl_eseq",
               "num_retry": "ctl_num_retry", "empty": "ctl_empty"}
-OUT_FIELDS = {"flit": "flit", "take": "msg_take", "crd_take": "crd_take", "ack_take": "ack_take",
-              "retryable": "flit_retryable", "busy_adf": "busy_adf"}
+OUT_FIELDS = {"flit": "flit", "nocrc": "flit_nocrc", "take": "msg_take", "crd_take": "crd_take",
+              "ack_take": "ack_take", "retryable": "flit_retryable", "busy_adf": "busy_adf"}
 FEC_LSB = 8 * f2.CRC_HI      # bytes 250..255: FEC, zero from the formatter
 # Pending-credit stimulus: zero (twice as likely), each encodable credit value and the count just
 # below it, a count between the two smallest values, and counts above the largest.
@@ -138,7 +138,7 @@ class TxPredictor(uvm_component):
             rc = {CtlKind.REQ: (f2.REPLAY_RETRY_REQ, p["eseq"]),
                   CtlKind.ACK: (f2.REPLAY_RETRY_ACK, p["eseq"])}.get(CtlKind(kind), (f2.REPLAY_NONE, 0))
         exp: dict[str, Any] = {
-            "crc_ok": True, "error": None, "fec": 0,
+            "crc_ok": True, "error": None, "fec": 0, "nocrc_same": True,
             "flit_type": f2.FLIT_TYPE_PAYLOAD if payload else f2.FLIT_TYPE_NOP,
             "replay_cmd": rc[0], "field10": rc[1],
             "empty": payload and not take and not any(crd_take),
@@ -168,7 +168,10 @@ class TxDecoder(uvm_component):
     def write(self, beat: Beat) -> None:
         p, cfg = beat.payload, self.cfg
         flit = p["flit"]
+        # flit_nocrc (what cxl_link's TX stages take) is the flit with its CRC bytes zero
+        crc_mask = ((1 << (8 * (f2.CRC_HI - f2.CRC_LO))) - 1) << (8 * f2.CRC_LO)
         act: dict[str, Any] = {"fec": flit >> FEC_LSB, "retryable": p["retryable"],
+                               "nocrc_same": p["nocrc"] == flit & ~crc_mask,
                                "ack_take": p["ack_take"], "busy_adf": p["busy_adf"]}
         try:
             res = f2.unpack_flit256(cfg.role, cfg.pbr, flit, self.state)
