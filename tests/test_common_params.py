@@ -37,6 +37,7 @@ ILLEGAL = [
     ("cxl_switch_cfg", {"NRT": 257}, "NRT_must_be_1_to_256"),
     ("cxl_switch_core", {"VOQ_DEPTH": 1}, "VOQ_DEPTH_must_be_at_least_2"),
     ("cxl_hdm_decode", {"MAXW": 17}, "MAXW_must_be_1_to_16"),
+    ("cxl_hdm_decode", {"TW": 11}, "TW_must_be_12_to_16"),
     ("cxl_switch", {"PBR_MASK": 2}, "PBR_MASK_needs_FLIT_MODE_1"),
 ]
 

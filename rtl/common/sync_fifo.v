@@ -38,6 +38,10 @@ module sync_fifo #(
 
     wire push = in_valid && in_ready;
     wire pop  = out_valid && out_ready;
+    // next count with and without a write offered (kept, so in_valid stays the last select)
+    wire [CW-1:0] cnt_dn = pop ? cnt - 1'b1 : cnt;
+    (* keep *) wire [CW-1:0] cnt_nw = cnt_dn;
+    (* keep *) wire [CW-1:0] cnt_wr = in_ready ? (pop ? cnt : cnt + 1'b1) : cnt_dn;
 
     assign in_ready  = (cnt != FULL);
     assign out_valid = (cnt != {CW{1'b0}});
@@ -52,11 +56,8 @@ module sync_fifo #(
         end else begin
             if (push) wr_ptr <= (wr_ptr == LAST) ? {AW{1'b0}} : wr_ptr + 1'b1;
             if (pop)  rd_ptr <= (rd_ptr == LAST) ? {AW{1'b0}} : rd_ptr + 1'b1;
-            case ({push, pop})
-                2'b10:   cnt <= cnt + 1'b1;
-                2'b01:   cnt <= cnt - 1'b1;
-                default: cnt <= cnt;
-            endcase
+            // a writer that decides in the same cycle (a late in_valid) passes one select level
+            cnt <= in_valid ? cnt_wr : cnt_nw;
         end
     end
 

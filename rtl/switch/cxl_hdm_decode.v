@@ -16,16 +16,23 @@
 //   2^n mod 3 is 1 for even n and 2 (= -1) for odd n:
 //     (c >> k) mod 3 = (L_s + w * (H - base)) mod 3,  w = 1 for s even, -1 for s odd,
 //   with H = HPA[51:20] mod 3 (one for all decoders), L_s = HPA[19:8+s] mod 3 (one per s, shared)
-//   and base mod 3 (from the configuration). Residues are one-hot (bit v: the value is v mod 3)
-//   and summed in trees of base-4 digits (4^i = 1 mod 3).
-// - Target: the 16:1 target reads for the three possible mod-3 values come from the HPA's low
-//   bits and the configuration, are ordered by L_s and w, and H - base picks one at the end.
+//   and base mod 3. Residues are one-hot (bit v: the value is v mod 3) and summed in trees of
+//   base-4 digits (4^i = 1 mod 3).
+// - Configuration terms: base mod 3 (dec_b3) and s as a one-hot (dec_s) are inputs that
+//   cxl_switch_cfg registers with the decoder they belong to (the caller keeps them consistent
+//   with dec_base, dec_eig and dec_eiw), so no configuration arithmetic lies on the path from a
+//   configuration register to the target.
+// - Target: the 16:1 target reads for the three possible mod-3 values (each a tree of 2:1
+//   selects on its index bits) come from the HPA's low bits and the configuration, are ordered
+//   by L_s and w, and H - base picks one at the end.
 // - Decoders: a binary tree of 2:1 selects keeps the lowest decoder that hits.
 // Tree nets are (* keep *): ABC otherwise folds a prefix or select tree back into a chain where
 // that saves area.
 module cxl_hdm_decode #(
     parameter integer NDEC = 4,  // decoders, 1..8
-    parameter integer MAXW = 16  // targets per decoder, 1..16
+    parameter integer MAXW = 16, // targets per decoder, 1..16
+    parameter integer TW   = 12  // bits per target entry, 12..16 (a user may carry flags above
+                                 // the 12-bit target; the entry is selected whole)
 ) (
     input  wire [51:0]           hpa,
     input  wire [NDEC-1:0]       dec_valid,
@@ -33,9 +40,13 @@ module cxl_hdm_decode #(
     input  wire [NDEC*24-1:0]    dec_size,
     input  wire [NDEC*4-1:0]     dec_eiw,
     input  wire [NDEC*3-1:0]     dec_eig,
-    input  wire [NDEC*MAXW*12-1:0] dec_tgt,
+    // dec_base mod 3 of each decoder, one-hot: bit v set when the base is v mod 3
+    input  wire [NDEC*3-1:0]     dec_b3,
+    // eIG + eIW[1:0] of each decoder (0..10), one-hot: bit s set when the sum is s
+    input  wire [NDEC*11-1:0]    dec_s,
+    input  wire [NDEC*MAXW*TW-1:0] dec_tgt,
     output wire                  hit,
-    output wire [11:0]           target
+    output wire [TW-1:0]         target
 );
     // parameter limits: an illegal value instantiates a module that does not exist, named
     // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
@@ -45,6 +56,9 @@ module cxl_hdm_decode #(
         end
         if (MAXW < 1 || MAXW > 16) begin : g_bad_maxw
             cxl_hdm_decode_parameter_error_MAXW_must_be_1_to_16 u_stop ();
+        end
+        if (TW < 12 || TW > 16) begin : g_bad_tw
+            cxl_hdm_decode_parameter_error_TW_must_be_12_to_16 u_stop ();
         end
     endgenerate
 
@@ -63,13 +77,13 @@ module cxl_hdm_decode #(
     // ---------------------------------------------------------------- residue trees
     // Tree t sums the residues of the 2-bit digits of rt_in[t] (4^i = 1 mod 3, so a number is the
     // sum of its base-4 digits mod 3): heap node n (1..31) = node 2n + node 2n+1, leaves 32..63
-    // the digits. Trees: 0 H = HPA[51:20] (16 digits); 1 + s L_s = HPA[19:8+s] (s = 0..10);
-    // 12 + d base of decoder d (12 digits). A node whose right subtree holds only zero digits
-    // passes its left child through (a sum with a constant 0 would cost select levels).
-    localparam integer NT = 12 + NDEC;
+    // the digits. Trees: 0 H = HPA[51:20] (16 digits); 1 + s L_s = HPA[19:8+s] (s = 0..10).
+    // A node whose right subtree holds only zero digits passes its left child through (a sum
+    // with a constant 0 would cost select levels).
+    localparam integer NT = 12;
     // number of digits of tree t
     function automatic integer ndig(input integer t);
-        ndig = (t == 0) ? 16 : (t < 12) ? (12 - (t - 1) + 1) / 2 : 12;
+        ndig = (t == 0) ? 16 : (12 - (t - 1) + 1) / 2;
     endfunction
     // first leaf (digit) under heap node n
     function automatic integer first(input integer n);
@@ -83,13 +97,10 @@ module cxl_hdm_decode #(
     wire [NT*64-1:0] rt_in;
     wire [NT*3-1:0]  rt_out;
     assign rt_in[63:0] = {32'd0, hpa[51:20]};
-    genvar gt, gn, gs, gd, gv;
+    genvar gt, gn, gs, gd, gv, gc;
     generate
         for (gs = 0; gs < 11; gs = gs + 1) begin : g_lin
             assign rt_in[(1 + gs)*64 +: 64] = 64'(hpa[19:8+gs]);
-        end
-        for (gd = 0; gd < NDEC; gd = gd + 1) begin : g_bin
-            assign rt_in[(12 + gd)*64 +: 64] = {40'd0, dec_base[gd*24 +: 24]};
         end
         for (gt = 0; gt < NT; gt = gt + 1) begin : g_rt
             (* keep *) wire [64*3-1:3] nd;   // heap node n at [3n +: 3]
@@ -151,7 +162,7 @@ module cxl_hdm_decode #(
     // ---------------------------------------------------------------- per decoder
     // inr: the decoder hits; xt: its target at the HPA's way
     wire [NDEC-1:0]    inr;
-    wire [NDEC*12-1:0] xt;
+    wire [NDEC*TW-1:0] xt;
     generate
         for (gd = 0; gd < NDEC; gd = gd + 1) begin : g_dec
             wire [3:0] eiw = dec_eiw[gd*4 +: 4];
@@ -160,49 +171,69 @@ module cxl_hdm_decode #(
             assign inr[gd] = dec_valid[gd] & ~pt_out[2*gd] & pt_out[2*gd + 1];
 
             // the way's bits below the mod-3 part: HPA_off[8+eIG +: 4] masked to the way's width
-            wire [3:0] lo   = 4'(hpa[18:8] >> eig);
+            (* keep *) wire [3:0] lo   = 4'(hpa[18:8] >> eig);
             wire [2:0] wbit = eiw[3] ? {1'b0, k} : ((eiw[2:0] > 3'd4) ? 3'd4 : eiw[2:0]);
-            wire [3:0] pos0 = lo & 4'((5'd1 << wbit) - 5'd1);
+            (* keep *) wire [3:0] pos0 = lo & 4'((5'd1 << wbit) - 5'd1);
             // the decoder's 16 targets; an index past the last decoder's reads 0
-            wire [16*12-1:0] tv;
+            wire [16*TW-1:0] tv;
             for (gv = 0; gv < 16; gv = gv + 1) begin : g_tv
                 if (gd*MAXW + gv < NDEC*MAXW) begin : g_in
-                    assign tv[gv*12 +: 12] = dec_tgt[(gd*MAXW + gv)*12 +: 12];
+                    assign tv[gv*TW +: TW] = dec_tgt[(gd*MAXW + gv)*TW +: TW];
                 end else begin : g_out
-                    assign tv[gv*12 +: 12] = 12'd0;
+                    assign tv[gv*TW +: TW] = {TW{1'b0}};
                 end
             end
-            // the targets for the mod-3 value 0, 1, 2 (in 3/6/12 ways it is way bits k, k+1)
-            wire [11:0] t0 = tv[32'(pos0)*12 +: 12];
-            wire [11:0] t1 = tv[32'(pos0 | 4'(4'd1 << k))*12 +: 12];
-            wire [11:0] t2 = tv[32'(pos0 | 4'(4'd2 << k))*12 +: 12];
+            // the targets for the mod-3 value 0, 1, 2 (in 3/6/12 ways it is way bits k, k+1), each
+            // read by a 16:1 tree of 2:1 selects on its index bits (4 levels)
+            (* keep *) wire [3*4-1:0]  tix = {pos0 | 4'(4'd2 << k), pos0 | 4'(4'd1 << k), pos0};
+            (* keep *) wire [3*TW-1:0] tr;
+            for (gc = 0; gc < 3; gc = gc + 1) begin : g_rd
+                wire [3:0] ix = tix[gc*4 +: 4];
+                (* keep *) wire [8*TW-1:0] m1;
+                (* keep *) wire [4*TW-1:0] m2;
+                (* keep *) wire [2*TW-1:0] m3;
+                for (gv = 0; gv < 8; gv = gv + 1) begin : g_m1
+                    assign m1[gv*TW +: TW] = ix[0] ? tv[(2*gv + 1)*TW +: TW] : tv[2*gv*TW +: TW];
+                end
+                for (gv = 0; gv < 4; gv = gv + 1) begin : g_m2
+                    assign m2[gv*TW +: TW] = ix[1] ? m1[(2*gv + 1)*TW +: TW] : m1[2*gv*TW +: TW];
+                end
+                for (gv = 0; gv < 2; gv = gv + 1) begin : g_m3
+                    assign m3[gv*TW +: TW] = ix[2] ? m2[(2*gv + 1)*TW +: TW] : m2[2*gv*TW +: TW];
+                end
+                assign tr[gc*TW +: TW] = ix[3] ? m3[TW +: TW] : m3[0 +: TW];
+            end
+            wire [TW-1:0] t0 = tr[0 +: TW];
+            wire [TW-1:0] t1 = tr[TW +: TW];
+            wire [TW-1:0] t2 = tr[2*TW +: TW];
 
-            // L_s of this decoder: s = eIG + k (w = -1 when s is odd), one-hot select
-            wire [3:0]  s = {1'b0, eig} + {2'b00, k};
+            // L_s of this decoder: s = eIG + k (w = -1 when s is odd), selected by the one-hot s
+            wire        s_odd = eig[0] ^ k[0];
+            wire [10:0] s1h   = dec_s[gd*11 +: 11];
             wire [2:0]  ls;
             wire [32:0] ls_and;
             for (gv = 0; gv < 11; gv = gv + 1) begin : g_ls
-                assign ls_and[gv*3 +: 3] = (s == 4'(gv)) ? rt_out[(1 + gv)*3 +: 3] : 3'd0;
+                assign ls_and[gv*3 +: 3] = s1h[gv] ? rt_out[(1 + gv)*3 +: 3] : 3'd0;
             end
             assign ls = ls_and[0 +: 3] | ls_and[3 +: 3] | ls_and[6 +: 3] | ls_and[9 +: 3] |
                         ls_and[12 +: 3] | ls_and[15 +: 3] | ls_and[18 +: 3] | ls_and[21 +: 3] |
                         ls_and[24 +: 3] | ls_and[27 +: 3] | ls_and[30 +: 3];
-            wire [2:0] rb = rt_out[(12 + gd)*3 +: 3];
+            wire [2:0] rb = dec_b3[gd*3 +: 3];
             (* keep *) wire [2:0] hb = r3add(res_h, r3neg(rb));   // H - base mod 3
-            // the way's mod-3 value is ls + w * hb: the candidates are ordered by hb ahead of it,
-            // from the configuration and ls, so hb (the deepest residue) only picks one
-            wire [11:0] ta0 = t0;                          // candidate of mod-3 value 0, 1, 2
-            wire [11:0] ta1 = eiw[3] ? t1 : t0;            // (power-of-two ways: always t0)
-            wire [11:0] ta2 = eiw[3] ? t2 : t0;
+            // the way's mod-3 value is ls + w * hb: the candidates are ordered by ls ahead of it,
+            // so hb (the deepest residue) only picks one
+            (* keep *) wire [TW-1:0] ta0 = t0;                        // candidate of mod-3 value 0, 1, 2
+            (* keep *) wire [TW-1:0] ta1 = eiw[3] ? t1 : t0;          // (power-of-two ways: always t0)
+            (* keep *) wire [TW-1:0] ta2 = eiw[3] ? t2 : t0;
             // rj: candidate of value ls + j
-            wire [11:0] r0 = ls[0] ? ta0 : (ls[1] ? ta1 : ta2);
-            wire [11:0] r1 = ls[0] ? ta1 : (ls[1] ? ta2 : ta0);
-            wire [11:0] r2 = ls[0] ? ta2 : (ls[1] ? ta0 : ta1);
+            wire [TW-1:0] r0 = ls[0] ? ta0 : (ls[1] ? ta1 : ta2);
+            wire [TW-1:0] r1 = ls[0] ? ta1 : (ls[1] ? ta2 : ta0);
+            wire [TW-1:0] r2 = ls[0] ? ta2 : (ls[1] ? ta0 : ta1);
             // vj: candidate for hb = j, of value ls + w * j
-            (* keep *) wire [11:0] v0 = r0;
-            (* keep *) wire [11:0] v1 = s[0] ? r2 : r1;
-            (* keep *) wire [11:0] v2 = s[0] ? r1 : r2;
-            assign xt[gd*12 +: 12] = hb[0] ? v0 : (hb[1] ? v1 : v2);
+            (* keep *) wire [TW-1:0] v0 = r0;
+            (* keep *) wire [TW-1:0] v1 = s_odd ? r2 : r1;
+            (* keep *) wire [TW-1:0] v2 = s_odd ? r1 : r2;
+            assign xt[gd*TW +: TW] = hb[0] ? v0 : (hb[1] ? v1 : v2);
             wire unused = &{1'b0, ls[2], hb[2]};   // one-hot: bit 2 is implied
         end
     endgenerate
@@ -214,25 +245,25 @@ module cxl_hdm_decode #(
     generate
         if (NDEC == 1) begin : g_one
             assign hit    = inr[0];
-            assign target = inr[0] ? xt[11:0] : 12'd0;
+            assign target = inr[0] ? xt[TW-1:0] : {TW{1'b0}};
         end else begin : g_pick
             (* keep *) wire [2*NP-1:1]     hh;   // a decoder under node n hit
-            (* keep *) wire [2*NP*12-1:12] tt;   // target of the lowest hit under node n
+            (* keep *) wire [2*NP*TW-1:TW] tt;   // target of the lowest hit under node n
             for (gd = 0; gd < NP; gd = gd + 1) begin : g_leaf
                 if (gd < NDEC) begin : g_d
                     assign hh[NP + gd] = inr[gd];
-                    assign tt[(NP + gd)*12 +: 12] = xt[gd*12 +: 12];
+                    assign tt[(NP + gd)*TW +: TW] = xt[gd*TW +: TW];
                 end else begin : g_pad
                     assign hh[NP + gd] = 1'b0;
-                    assign tt[(NP + gd)*12 +: 12] = 12'd0;
+                    assign tt[(NP + gd)*TW +: TW] = {TW{1'b0}};
                 end
             end
             for (gd = 1; gd < NP; gd = gd + 1) begin : g_node
                 assign hh[gd] = hh[2*gd] | hh[2*gd + 1];
-                assign tt[gd*12 +: 12] = hh[2*gd] ? tt[2*gd*12 +: 12] : tt[(2*gd + 1)*12 +: 12];
+                assign tt[gd*TW +: TW] = hh[2*gd] ? tt[2*gd*TW +: TW] : tt[(2*gd + 1)*TW +: TW];
             end
             assign hit    = hh[1];
-            assign target = hh[1] ? tt[12 +: 12] : 12'd0;
+            assign target = hh[1] ? tt[TW +: TW] : {TW{1'b0}};
         end
     endgenerate
 endmodule

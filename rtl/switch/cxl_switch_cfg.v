@@ -23,7 +23,8 @@
 //              vectors of the written value against ports and routes
 //   c+2 tok1   base + size (Kogge-Stone add), size mod 3, interleave ways, target pair compares,
 //              target port/USP checks, staging base < limit of each committed decoder, route
-//              match reductions; read data selected (counters sampled here)
+//              match reductions; read data selected (counters sampled here); the decoder terms
+//              committed with it for cxl_hdm_decode (base mod 3, eIG + eIW[1:0], targets >= N)
 //   c+3 tok2   committed base < staging limit (overlap), duplicate targets, targets with a finding
 //   c+4 tok3   first target with a finding: duplicate / bad port / USP PID
 //   c+5 tok4   priority pick of the reason code (k_chk)
@@ -71,6 +72,11 @@ module cxl_switch_cfg #(
     output reg  [NDEC*4-1:0]     dec_eiw,
     output reg  [NDEC*3-1:0]     dec_eig,
     output reg  [NDEC*16*12-1:0] dec_tgt,
+    // terms of the committed decoders for cxl_hdm_decode, registered with them: base mod 3
+    // (one-hot, bit v: v mod 3), eIG + eIW[1:0] (one-hot), per target entry "the target is >= N"
+    output reg  [NDEC*3-1:0]     dec_b3,
+    output reg  [NDEC*11-1:0]    dec_s,
+    output reg  [NDEC*16-1:0]    dec_thi,
     output reg  [NRT-1:0]        rt_valid,
     output reg  [NRT*12-1:0]     rt_dpid,
     output reg  [NRT*PW-1:0]     rt_port
@@ -206,38 +212,47 @@ module cxl_switch_cfg #(
     // per bit (47 for the 25-bit add), and ABC folds an unkept prefix network back into a chain
     // where that saves area (35 levels for the adder below, 30 for the counters' carry).
 
-    // staging size mod 3 as a tree of one-hot residues: 4^i = 1 (mod 3), so x mod 3 is the sum of
-    // its 2-bit digits mod 3; a leaf is a digit's residue, a node adds two residues (13 levels)
-    wire [2:0] m3_r [0:4][0:11] /*verilator split_var*/;   // [level][node]: one-hot residue {2, 1, 0}
-    genvar gm, gn;
+    // staging size and base mod 3 as trees of one-hot residues: 4^i = 1 (mod 3), so x mod 3 is the
+    // sum of its 2-bit digits mod 3; a leaf is a digit's residue, a node adds two residues
+    // (13 levels). Operand 0: m_size (the 3/6/12-way size check), 1: m_base (dec_b3).
+    wire [2:0] size_r3, base_r3;
+    genvar gm, gn, go;
     generate
-        for (gn = 0; gn < 12; gn = gn + 1) begin : g_m3_leaf
-            (* keep *) wire [2:0] r;
-            assign r = {m_size[2*gn+1] & ~m_size[2*gn], m_size[2*gn] & ~m_size[2*gn+1],
-                        ~(m_size[2*gn+1] ^ m_size[2*gn])};
-            assign m3_r[0][gn] = r;
-        end
-        // nodes per level: 12 -> 6 -> 3 -> 2 (one passed on) -> 1
-        for (gm = 0; gm < 4; gm = gm + 1) begin : g_m3_lv
-            localparam integer NIN = (gm == 0) ? 12 : (gm == 1) ? 6 : (gm == 2) ? 3 : 2;
-            for (gn = 0; gn < 12; gn = gn + 1) begin : g_node
-                if (2 * gn + 1 < NIN) begin : g_add
-                    wire [2:0] x = m3_r[gm][2*gn];
-                    wire [2:0] y = m3_r[gm][2*gn+1];
-                    (* keep *) wire [2:0] r;
-                    assign r = {(x[0] & y[2]) | (x[2] & y[0]) | (x[1] & y[1]),
-                                (x[0] & y[1]) | (x[1] & y[0]) | (x[2] & y[2]),
-                                (x[0] & y[0]) | (x[1] & y[2]) | (x[2] & y[1])};
-                    assign m3_r[gm+1][gn] = r;
-                end else if (2 * gn < NIN) begin : g_pass
-                    assign m3_r[gm+1][gn] = m3_r[gm][2*gn];
-                end else begin : g_none
-                    assign m3_r[gm+1][gn] = 3'b001;
+        for (go = 0; go < 2; go = go + 1) begin : g_m3
+            wire [23:0] x = (go == 0) ? m_size : m_base;
+            wire [2:0] m3_r [0:4][0:11] /*verilator split_var*/;   // [level][node]: one-hot residue {2, 1, 0}
+            for (gn = 0; gn < 12; gn = gn + 1) begin : g_leaf
+                (* keep *) wire [2:0] r;
+                assign r = {x[2*gn+1] & ~x[2*gn], x[2*gn] & ~x[2*gn+1], ~(x[2*gn+1] ^ x[2*gn])};
+                assign m3_r[0][gn] = r;
+            end
+            // nodes per level: 12 -> 6 -> 3 -> 2 (one passed on) -> 1
+            for (gm = 0; gm < 4; gm = gm + 1) begin : g_lv
+                localparam integer NIN = (gm == 0) ? 12 : (gm == 1) ? 6 : (gm == 2) ? 3 : 2;
+                for (gn = 0; gn < 12; gn = gn + 1) begin : g_node
+                    if (2 * gn + 1 < NIN) begin : g_add
+                        wire [2:0] a = m3_r[gm][2*gn];
+                        wire [2:0] b = m3_r[gm][2*gn+1];
+                        (* keep *) wire [2:0] r;
+                        assign r = {(a[0] & b[2]) | (a[2] & b[0]) | (a[1] & b[1]),
+                                    (a[0] & b[1]) | (a[1] & b[0]) | (a[2] & b[2]),
+                                    (a[0] & b[0]) | (a[1] & b[2]) | (a[2] & b[1])};
+                        assign m3_r[gm+1][gn] = r;
+                    end else if (2 * gn < NIN) begin : g_pass
+                        assign m3_r[gm+1][gn] = m3_r[gm][2*gn];
+                    end else begin : g_none
+                        assign m3_r[gm+1][gn] = 3'b001;
+                    end
                 end
+            end
+            if (go == 0) begin : g_size
+                assign size_r3 = m3_r[4][0];
+            end else begin : g_base
+                assign base_r3 = m3_r[4][0];
             end
         end
     endgenerate
-    wire size_m3_0 = m3_r[4][0][0];     // m_size is a multiple of 3
+    wire size_m3_0 = size_r3[0];        // m_size is a multiple of 3
 
     // staging base + size as a 25-bit sum whose top bit is the carry out: ks_adder's kept
     // Kogge-Stone network on zero-extended operands (12 levels)
@@ -291,6 +306,9 @@ module cxl_switch_cfg #(
     reg [NDEC-1:0] c_ovl_a;        // decoder ce is a committed one whose limit lies above the base
     reg            c_rt_local, c_rt_dup;
     reg [31:0]     c_rd;           // read data
+    reg [2:0]      c_b3;           // staging base mod 3, one-hot
+    reg [10:0]     c_s;            // staging eIG + eIW[1:0], one-hot
+    reg [15:0]     c_thi;          // staging target w >= N
     reg [4:0]      ways;
     integer        w1, w2, p1, c1;
     // bit of c_eq holding the pair (a, b), a < b
@@ -327,8 +345,11 @@ module cxl_switch_cfg #(
         c_eiw   <= ways == 5'd0;
         c_eig   <= m_eig > 3'd6;
         c_size3 <= m_eiw[3] && !size_m3_0;
+        c_b3    <= base_r3;
+        c_s     <= 11'd1 << ({1'b0, m_eig} + {2'd0, m_eiw[1:0]});
         for (w1 = 0; w1 < 16; w1 = w1 + 1) begin
             c_wm[w1] <= 32'(w1) < 32'(ways);
+            c_thi[w1] <= 32'(m_tgt[w1]) >= N;
             for (w2 = w1 + 1; w2 < 16; w2 = w2 + 1) c_eq[pidx(w1, w2)] <= m_tgt[w1] == m_tgt[w2];
             c_prt[w1] <= !cfg_pbr;                   // HBR: the target must be a DSP port number
             c_usp[w1] <= 1'b0;                       // PBR: the target must not be a USP's PID
@@ -444,6 +465,7 @@ module cxl_switch_cfg #(
             rt_dpid <= {NRT*12{1'b0}}; rt_port <= {NRT*PW{1'b0}}; err_code <= E_NONE;
             dec_base <= {NDEC*24{1'b0}}; dec_size <= {NDEC*24{1'b0}}; dec_eiw <= {NDEC*4{1'b0}};
             dec_eig <= {NDEC*3{1'b0}}; dec_tgt <= {NDEC*16*12{1'b0}};
+            dec_b3 <= {NDEC{3'b001}}; dec_s <= {NDEC{11'd1}}; dec_thi <= {NDEC*16{1'b0}};
             for (k = 0; k < NDEC; k = k + 1) begin
                 s_base[k] <= 24'd0; s_size[k] <= 24'd0; s_eiw[k] <= 4'd0; s_eig[k] <= 3'd0;
                 dec_lim[k] <= 25'd0;
@@ -476,8 +498,12 @@ module cxl_switch_cfg #(
                                 dec_lim[k]           <= c_slim;
                                 dec_eiw[k*4 +: 4]    <= m_eiw;
                                 dec_eig[k*3 +: 3]    <= m_eig;
-                                for (kw = 0; kw < 16; kw = kw + 1)
+                                dec_b3[k*3 +: 3]     <= c_b3;
+                                dec_s[k*11 +: 11]    <= c_s;
+                                for (kw = 0; kw < 16; kw = kw + 1) begin
                                     dec_tgt[(k*16 + kw)*12 +: 12] <= m_tgt[kw];
+                                    dec_thi[k*16 + kw]            <= c_thi[kw];
+                                end
                             end
                         end
                         if (a_dr[4])
@@ -565,6 +591,6 @@ module cxl_switch_cfg #(
             else inc_q[ci] <= inc[ci];
     end
 
-    wire unused = &{1'b0, ROLE_DSP, q_wdata[15:12], q_wdata[7:3]};
+    wire unused = &{1'b0, ROLE_DSP, q_wdata[15:12], q_wdata[7:3], size_r3[2:1]};
 endmodule
 `default_nettype wire

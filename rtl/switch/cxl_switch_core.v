@@ -64,6 +64,9 @@ module cxl_switch_core #(
     wire [NDEC*4-1:0]     dec_eiw;
     wire [NDEC*3-1:0]     dec_eig;
     wire [NDEC*16*12-1:0] dec_tgt;
+    wire [NDEC*3-1:0]     dec_b3;
+    wire [NDEC*11-1:0]    dec_s;
+    wire [NDEC*16-1:0]    dec_thi;
     wire [NRT-1:0]        rt_valid;
     wire [NRT*12-1:0]     rt_dpid;
     wire [NRT*PW-1:0]     rt_port;
@@ -75,7 +78,8 @@ module cxl_switch_core #(
         .cfg_resp(cfg_resp), .ev(ev), .ev_unsup(ev_unsup), .cfg_pbr(cfg_pbr), .cfg_poison(cfg_poison),
         .cfg_en(cfg_en), .cfg_role(cfg_role), .cfg_pid(cfg_pid), .dec_valid(dec_valid),
         .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw), .dec_eig(dec_eig),
-        .dec_tgt(dec_tgt), .rt_valid(rt_valid), .rt_dpid(rt_dpid), .rt_port(rt_port));
+        .dec_tgt(dec_tgt), .dec_b3(dec_b3), .dec_s(dec_s), .dec_thi(dec_thi), .rt_valid(rt_valid),
+        .rt_dpid(rt_dpid), .rt_port(rt_port));
 
     wire [N*N*4-1:0]   head_valid;  // [(i*N + j)*4 + c]
     wire [N*N*4-1:0]   pop;
@@ -122,7 +126,8 @@ module cxl_switch_core #(
                 .out_hdr(out_hdr[p*512 +: 512]), .out_data(out_data[p*1024 +: 1024]),
                 .cfg_pbr(cfg_pbr), .cfg_poison(cfg_poison), .cfg_en(cfg_en), .cfg_role(cfg_role),
                 .cfg_pid(cfg_pid), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
-                .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .rt_valid(rt_valid),
+                .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s),
+                .dec_tgt(dec_tgt), .dec_thi(dec_thi), .rt_valid(rt_valid),
                 .rt_dpid(rt_dpid), .rt_port(rt_port),
                 .head_valid(head_valid[p*N*4 +: N*4]), .qo_hdr(q_hdr[p*N*4*128 +: N*4*128]), .qo_data(q_data[p*N*2*512 +: N*2*512]),
                 .pop(pop[p*N*4 +: N*4]),

@@ -60,7 +60,10 @@ module cxl_switch_port #(
     input  wire [NDEC*24-1:0]    dec_size,
     input  wire [NDEC*4-1:0]     dec_eiw,
     input  wire [NDEC*3-1:0]     dec_eig,
+    input  wire [NDEC*3-1:0]     dec_b3,    // base mod 3, one-hot (cxl_hdm_decode)
+    input  wire [NDEC*11-1:0]    dec_s,     // eIG + eIW[1:0], one-hot (cxl_hdm_decode)
     input  wire [NDEC*16*12-1:0] dec_tgt,
+    input  wire [NDEC*16-1:0]    dec_thi,   // target entry >= N (not a port number)
     input  wire [NRT-1:0]        rt_valid,
     input  wire [NRT*12-1:0]     rt_dpid,
     input  wire [NRT*PW-1:0]     rt_port,
@@ -143,7 +146,8 @@ module cxl_switch_port #(
     wire [1:0]   in_idx;
     wire         in_any;
     wire         s2_free;                        // stage 2 takes the message of stage 1
-    wire         st_free = !st_valid || s2_free;
+    wire         st_free;                        // stage 1 takes a new message
+    wire         st_go;                          // ... and there is one (st_free && in_any)
 
     rr_arbiter #(.N(4)) u_in_arb (.clk(clk), .rst(rst), .req(in_valid), .advance(st_free),
                                   .grant(in_gnt), .grant_idx(in_idx), .any(in_any));
@@ -154,7 +158,7 @@ module cxl_switch_port #(
         else if (st_free) st_valid <= in_any;
     end
     always @(posedge clk) begin
-        if (st_free && in_any) begin
+        if (st_go) begin
             st_cls  <= in_idx;
             st_hdr  <= in_hdr[32'(in_idx)*128 +: 128];
             st_sdpid <= (in_idx == C_DRS) ? in_hdr[3*128 + CXL_S2M_DRS_DPID_LSB +: 12]
@@ -224,25 +228,37 @@ module cxl_switch_port #(
 
     // ---------------------------------------------------------------- HDM decode (input cycle)
     // The decode runs in the input cycle, on the two M2S inputs (Req and RwD) in parallel, and its
-    // result is staged with the message: the decoder (a subtract, a shift and a mod-3 tree) is then
-    // not in series with the routing of the message in stage 1. A message is decoded against the
-    // decoders committed when it enters stage 1 (S2M messages: unused).
+    // result is staged with the message: the decoder (range compares and mod-3 residue trees of
+    // the HPA) is then not in series with the routing of the message in stage 1. A message is
+    // decoded against the decoders committed when it enters stage 1 (S2M messages: unused). Each
+    // target entry carries its "not a port number" flag (dec_thi, registered by the
+    // configuration), so stage 1 reads a flag instead of comparing the target with N.
+    wire [NDEC*16*13-1:0] dec_ent;
+    genvar gx;
+    generate
+        for (gx = 0; gx < NDEC * 16; gx = gx + 1) begin : g_ent
+            assign dec_ent[gx*13 +: 13] = {dec_thi[gx], dec_tgt[gx*12 +: 12]};
+        end
+    endgenerate
     wire        hq_hit, hw_hit;
-    wire [11:0] hq_tgt, hw_tgt;
+    wire [12:0] hq_tgt, hw_tgt;
     reg         hdm_hit;
     reg  [11:0] hdm_tgt;
-    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16)) u_hdm_req (
+    reg         hdm_thi;   // hdm_tgt >= N
+    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16), .TW(13)) u_hdm_req (
         .hpa({in_hdr[0*128 + CXL_M2S_REQ_ADDR_LSB +: 46], in_hdr[0*128 + CXL_M2S_REQ_ADDR5_LSB], 5'd0}),
-        .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
-        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hq_hit), .target(hq_tgt));
-    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16)) u_hdm_rwd (
+        .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw),
+        .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s), .dec_tgt(dec_ent), .hit(hq_hit),
+        .target(hq_tgt));
+    cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16), .TW(13)) u_hdm_rwd (
         .hpa({in_hdr[1*128 + CXL_M2S_REQ_ADDR_LSB +: 46], 1'b0, 5'd0}),   // RwD: no Addr[5]
-        .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
-        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .hit(hw_hit), .target(hw_tgt));
+        .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw),
+        .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s), .dec_tgt(dec_ent), .hit(hw_hit),
+        .target(hw_tgt));
     always @(posedge clk) begin
-        if (st_free && in_any) begin
+        if (st_go) begin
             hdm_hit <= (in_idx == C_RWD) ? hw_hit : hq_hit;
-            hdm_tgt <= (in_idx == C_RWD) ? hw_tgt : hq_tgt;
+            {hdm_thi, hdm_tgt} <= (in_idx == C_RWD) ? hw_tgt : hq_tgt;
         end
     end
 
@@ -281,7 +297,7 @@ module cxl_switch_port #(
     wire [OT_DEPTH-1:0] ot_m   = st_om & ~del_oh;
     wire                ot_hit = |ot_m;
     always @(posedge clk) begin
-        if (st_free && in_any) begin
+        if (st_go) begin
             st_om    <= (in_idx == C_DRS) ? drs_m : ndr_m;
             ot_e_drs <= (in_idx == C_DRS) ? drs_drs : ndr_drs;
             ot_e_req <= (in_idx == C_DRS) ? drs_req : ndr_req;
@@ -452,7 +468,7 @@ module cxl_switch_port #(
                 end
             end else if (my_role == ROLE_USP && !cfg_pbr) begin
                 // HBR: decoder target is the egress port (p_dst)
-                if (hdm_tgt >= 12'(N)) begin
+                if (hdm_thi) begin
                     p_drop = 1'b1; p_dev[E_MISROUTE] = 1'b1;
                 end else begin
                     p_dsp = 1'b1;
@@ -599,7 +615,22 @@ module cxl_switch_port #(
     wire can_c  = r_valid && (r_cdrop || |(r_coh & qrdy));    // the answer can be taken
     wire fire_k = ((!r_trk || (r_tres && !r_tconf)) && can_n) || (r_tres && r_tconf && can_c);
     wire fire   = fire_k || (conf_now && can_c) || (rec_now && can_n);
-    assign s2_free = !r_valid || fire;
+    // Stage 2 leaves, stage 1 frees and the input cycle takes a message: each is an OR of terms
+    // formed from registers (kept) and of the table's answer ANDed with them last, so the answer
+    // (which arrives late, after the table's key match and grant) passes two gate levels.
+    (* keep *) wire s2_early = !r_valid || fire_k;
+    (* keep *) wire st_early = !st_valid || s2_early;
+    (* keep *) wire go_early = in_any && st_early;
+    (* keep *) wire go_c     = in_any && can_c;
+    (* keep *) wire go_n     = in_any && can_n;
+    assign s2_free = s2_early || (conf_now && can_c) || (rec_now && can_n);
+    assign st_free = st_early || (conf_now && can_c) || (rec_now && can_n);
+    assign st_go   = go_early || (conf_now && go_c) || (rec_now && go_n);
+    // a response leaving stage 1 for stage 2 (deletes its table entry there), in the same form
+    (* keep *) wire del_pre  = st_valid && ot_del;
+    (* keep *) wire del_c    = del_pre && can_c;
+    (* keep *) wire del_n    = del_pre && can_n;
+    wire            del_go   = (del_pre && s2_early) || (conf_now && del_c) || (rec_now && del_n);
     assign tk_req  = r_doh & {N{r_valid && r_trk && !r_tres}};
     assign tk_key  = r_key;
     assign tk_drs  = r_drs;
@@ -613,7 +644,7 @@ module cxl_switch_port #(
         end else begin
             if (s2_free) r_valid <= st_valid;
             // a response leaving stage 1 deletes the entry it completes in its first stage-2 cycle
-            del_oh <= (st_valid && s2_free && ot_del) ? ot_m : {OT_DEPTH{1'b0}};
+            del_oh <= del_go ? ot_m : {OT_DEPTH{1'b0}};
         end
     end
     always @(posedge clk) begin

@@ -52,14 +52,34 @@ module fv_switch_port #(
         end
     end
 
+    // the configuration terms cxl_switch_cfg registers with each decoder (cxl_hdm_decode): base
+    // mod 3 and eIG + eIW[1:0], both one-hot, and per target entry "the target is >= N"
+    reg [NDEC*3-1:0]  dec_b3;
+    reg [NDEC*11-1:0] dec_s;
+    reg [NDEC*16-1:0] dec_thi;
+    reg [1:0]         b3r;
+    integer           t, i;
+    always @* begin
+        for (t = 0; t < NDEC; t = t + 1) begin
+            b3r = 2'd0;
+            for (i = 23; i >= 0; i = i - 1)
+                b3r = (b3r == 2'd0) ? {1'b0, dec_base[t*24 + i]} :
+                      (b3r == 2'd1) ? (dec_base[t*24 + i] ? 2'd0 : 2'd2) :
+                                      (dec_base[t*24 + i] ? 2'd2 : 2'd1);
+            dec_b3[t*3 +: 3] = 3'd1 << b3r;
+            dec_s[t*11 +: 11] = 11'd1 << ({1'b0, dec_eig[t*3 +: 3]} + {2'd0, dec_eiw[t*4 +: 2]});
+        end
+        for (t = 0; t < NDEC * 16; t = t + 1) dec_thi[t] = dec_tgt[t*12 +: 12] >= 12'(N);
+    end
+
     cxl_switch_port #(.N(N), .PORT(1), .NDEC(NDEC), .NRT(NRT), .OT_DEPTH(2), .VOQ(1),
                       .VOQ_DEPTH(2)) dut (
         .clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(), .in_hdr(in_hdr), .in_data(in_data),
         .out_valid(), .out_ready(out_ready), .out_hdr(), .out_data(),
         .cfg_pbr(cfg_pbr), .cfg_poison(cfg_poison), .cfg_en(cfg_en), .cfg_role(cfg_role),
         .cfg_pid(cfg_pid), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
-        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_tgt(dec_tgt), .rt_valid(rt_valid),
-        .rt_dpid(rt_dpid), .rt_port(rt_port), .head_valid(), .qo_hdr(), .qo_data(), .pop(pop),
+        .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s), .dec_tgt(dec_tgt),
+        .dec_thi(dec_thi), .rt_valid(rt_valid), .rt_dpid(rt_dpid), .rt_port(rt_port), .head_valid(), .qo_hdr(), .qo_data(), .pop(pop),
         .eg_rdy(), .xi_cv(xi_cv), .xi_hdr(xi_hdr), .xi_data(xi_data),
         .tk_req(), .tk_key(), .tk_drs(), .tk_rq(), .tk_conf_in(tk_conf_in), .tk_rec_in(tk_rec_in),
         .tq_req(tq_req), .tq_key(tq_key), .tq_drs(tq_drs), .tq_rq(tq_rq), .tq_conf(), .tq_rec(),
