@@ -55,6 +55,9 @@
 
     always @* begin
         if (fv_on && st_valid) begin
+            // the staged "target >= N" flag is the staged target's (dec_thi is kept consistent
+            // with dec_tgt by the configuration block; fv_switch_port forms it so)
+            assert (hdm_thi == (hdm_tgt >= 12'(N)));
             // events of each outcome: the tag-conflict answer (an answer that cannot be routed is
             // a second message, dropped with its own event: models/switch _switch_answer) ...
             if (trk) begin
