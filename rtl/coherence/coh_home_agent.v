@@ -948,6 +948,7 @@ module coh_home_agent #(
     reg [PW-1:0]   bq_sp;           // the source port
     reg [4:0]      bq_rop;
     reg [511:0]    bq_d;
+    reg [NTXN-1:0] bq_new;          // entries that sent something too recently to be answered (below)
     reg [EW-1:0]   c_e;
     reg [NTXN-1:0] c_eoh;
     reg [N-1:0]    c_qh;
@@ -1011,7 +1012,7 @@ module coh_home_agent #(
     reg [N-1:0]    j_dsh, j_sent, j_out, j_rgot, j_fexp, j_dgot, j_keepb;
     reg            j_legal, j_isfwd, j_iskeeps, j_iskeep, j_isdirty;
     wire [14:0]    b_cls = rsp_cls(bq_rop);
-    reg            q_out, q_rgot, q_dgot, q_fexp, o_done, ok_live;
+    reg            q_out, q_rgot, q_dgot, q_fexp, o_done, j_new, ok_live;
     reg            b_acc_rsp, b_acc_data, b_acc_pull, b_clr_d, b_pnew, b_pwr1, b_pgo1;
     reg [5:0]      b_err;
     reg [N-1:0]    bx_keepb;
@@ -1058,11 +1059,12 @@ module coh_home_agent #(
         q_dgot = (j_dgot & bq_qh) != {N{1'b0}};
         q_fexp = (j_fexp & bq_qh) != {N{1'b0}};
         o_done = (j_out & ~bq_qh) == {N{1'b0}};
-        ok_live = !bq_pull && bq_rng && j_v && j_started && q_out;
+        j_new  = (bq_new & bq_eoh) != {NTXN{1'b0}};
+        ok_live = !bq_pull && bq_rng && j_v && j_started && q_out && !j_new;
         b_err = 6'd0;
         b_acc_rsp = 1'b0; b_acc_data = 1'b0; b_acc_pull = 1'b0; b_clr_d = 1'b0;
         if (!bq_isd) begin
-            if (!ok_live) b_err[(bq_pull && bq_rng && j_v && j_pullp) ? E_WRONG : E_USRSP] = 1'b1;
+            if (!ok_live) b_err[(bq_pull && bq_rng && j_v && j_pullp && !j_new) ? E_WRONG : E_USRSP] = 1'b1;
             else if (!bq_qm || q_rgot) b_err[E_WRONG] = 1'b1;
             else begin
                 b_acc_rsp = 1'b1;
@@ -1072,7 +1074,7 @@ module coh_home_agent #(
                 end
             end
         end else if (bq_pull) begin
-            if (!(bq_rng && j_v && j_pullp)) b_err[E_USDATA] = 1'b1;
+            if (!(bq_rng && j_v && j_pullp && !j_new)) b_err[E_USDATA] = 1'b1;
             else if (j_port != bq_sp) b_err[E_WRONG] = 1'b1;
             else begin
                 b_acc_pull = 1'b1;
@@ -1166,7 +1168,10 @@ module coh_home_agent #(
     wire [15:0]   c_dtag = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: CXL_S2M_DRS_TAG_W];
     wire [EW-1:0] c_de   = c_dtag[EW-1:0];
     wire [NTXN-1:0] c_deoh = (NTXN)'(1) << c_de;
+    reg  [NTXN-1:0] e_mrdq;    // memory read decided at start in the cycle before: not out yet
+    reg  [NTXN-1:0] e_wpend;   // pulled line not yet in the write stage
     wire          c_dok  = ((c_dtag >> EW) == 16'd0) && 32'(c_de) < NTXN && e_v[c_de] && e_mrd[c_de] &&
+                           !e_mrdq[c_de] &&
                            s2m_drs_hdr[CXL_S2M_DRS_MEMOP_LSB +: CXL_S2M_DRS_MEMOP_W] == CXL_S2M_DRS_OP_MEMDATA;
     assign s2m_drs_ready  = &dq_ok;
     wire          c_dfire = s2m_drs_valid && &dq_ok;
@@ -1174,6 +1179,7 @@ module coh_home_agent #(
     wire [EW-1:0] c_ne   = c_ntag[EW-1:0];
     wire [NTXN-1:0] c_neoh = (NTXN)'(1) << c_ne;
     wire          c_nok  = ((c_ntag >> EW) == 16'd0) && 32'(c_ne) < NTXN && e_v[c_ne] && e_wrp[c_ne] &&
+                           !e_wpend[c_ne] &&
                            s2m_ndr_hdr[CXL_S2M_NDR_MEMOP_LSB +: CXL_S2M_NDR_MEMOP_W] == CXL_S2M_NDR_OP_CMP;
     assign s2m_ndr_ready  = &mq_ok;
     wire          c_nfire = s2m_ndr_valid && &mq_ok;
@@ -1289,7 +1295,7 @@ module coh_home_agent #(
     // bc_* values): nothing reads them before that. The entry is not retired (it is not decided
     // yet, or its pull's write or GO holds it), its memory operations and pull are in the write
     // stage and cannot be answered yet, and its way is busy (the entry is valid).
-    reg  [NTXN-1:0] w_dec, w_bdone, w_pgo;
+    reg  [NTXN-1:0] w_dec, w_bdone, w_pgo, w_pwr;
     reg  [ND-1:0]   w_db, w_ddb;
     reg             bc_mem, bc_wfwd, bc_pset, bc_ga, bc_acc, bc_gaext, bc_fbk, bc_bwrp, bc_dv;
     reg  [3:0]      bc_gast;
@@ -1297,12 +1303,13 @@ module coh_home_agent #(
     reg  [N-1:0]    bc_sh;
     always @(posedge clk) begin
         if (rst) begin
-            w_dec <= {NTXN{1'b0}}; w_bdone <= {NTXN{1'b0}}; w_pgo <= {NTXN{1'b0}};
+            w_dec <= {NTXN{1'b0}}; w_bdone <= {NTXN{1'b0}}; w_pgo <= {NTXN{1'b0}}; w_pwr <= {NTXN{1'b0}};
             w_db <= {ND{1'b0}}; w_ddb <= {ND{1'b0}}; bc_ev <= 1'b0;
         end else begin
             w_dec   <= b2_eoh & {NTXN{b_dec}};
             w_bdone <= b2_eoh & {NTXN{b_bdone}};
             w_pgo   <= b2_eoh & {NTXN{b_pgo}};
+            w_pwr   <= b2_eoh & {NTXN{b_pwr}};
             w_db    <= b2_woh & {ND{(b_dec && b2_coh && b2_hway) || b_bdone}};
             w_ddb   <= b2_woh & {ND{b_dec && b2_coh && b2_hway && db_sh != {N{1'b0}}}};
             bc_ev   <= b_dec || b_bdone;
@@ -1431,6 +1438,28 @@ module coh_home_agent #(
                 if (w_clrd[i9]) e_dgot[i9] <= e_dgot[i9] & ~bq_qh;
             end
         end
+    end
+
+    // An answer is taken only to what reached the device before it: a snoop or pull goes out two
+    // cycles after the stage that decides it (the write stage, then the queue), so lane B marks
+    // the entries that started or were back-invalidated in the capture cycle or the cycle before,
+    // or were decided (the commit a cycle after B2) in the capture cycle, and every such event
+    // while the message waits in the B register. Lane C likewise ignores a MemData for a memory
+    // read decided at start in the cycle before, and a Cmp while the pulled line it would complete
+    // is not yet in the write stage.
+    wire [NTXN-1:0] w_ev = w_start | w_kick | w_dec;
+    reg  [NTXN-1:0] w_sq;
+    always @(posedge clk) begin
+        if (rst) begin
+            w_sq <= {NTXN{1'b0}};
+            e_mrdq <= {NTXN{1'b0}};
+            e_wpend <= {NTXN{1'b0}};
+        end else begin
+            w_sq <= w_start | w_kick;
+            e_mrdq <= w_start & on(a_decnow && da_mem);
+            e_wpend <= (e_wpend & ~w_pwr) | (w_pull & on(b_pwr1));
+        end
+        bq_new <= b_adv ? (w_ev | w_sq) : (bq_new | w_ev);
     end
 
     // fields without reset (written before they are read)
