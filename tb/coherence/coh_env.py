@@ -740,12 +740,14 @@ class CohEnv(uvm_env):
         rr = int(dut.d2h_req_ready.value)
         sr = int(dut.d2h_rsp_ready.value)
         dr = int(dut.d2h_data_ready.value)
-        for p in range(n):
-            if presented[p][0] is not None and rr >> p & 1:
-                hs.append(("d2h", p, "req", presented[p][0]))
+        # a start of this cycle was picked in an earlier cycle (lane A's stage 2 decides it): it
+        # comes before the requests accepted in this cycle
         if int(dut.trc_valid.value):
             hs.append(("start", int(dut.trc_binv.value), int(dut.trc_line.value), int(dut.trc_port.value),
                        int(dut.trc_cqid.value)))
+        for p in range(n):
+            if presented[p][0] is not None and rr >> p & 1:
+                hs.append(("d2h", p, "req", presented[p][0]))
         for p in range(n):
             if presented[p][1] is not None and sr >> p & 1:
                 hs.append(("d2h", p, "rsp", presented[p][1]))

@@ -2,7 +2,8 @@
 // with fv_. A reference record, kept from the agent's outputs and inputs only: per transaction
 // entry e and device q, "snooped" when a snoop with UQID {e, q} is queued to q, "answered" when
 // device q's D2H response with that UQID is accepted afterwards. It is cleared when e starts a
-// new transaction.
+// new transaction. "Queued" is a lane's write into the write stage (mq_nv / mq_nd), which the
+// output queue takes unchanged one cycle later.
 //   1. at most one outstanding snoop per line: a snoop for line L is queued only while no snoop
 //      for L is unanswered (no other transaction snooping L, and never twice to one device);
 //   2. no GO before every snoop answer: a GO (or GO_WritePull) queued for the requester of entry e
@@ -33,15 +34,15 @@
             fv_rsp_acc[fv_qa] = d2h_rsp_valid[fv_qa] && d2h_rsp_ready[fv_qa] && !fv_uqa[11] &&
                                fv_uqa[0 +: PW] == PW'(fv_qa) && (fv_uqa >> (EW + PW)) == 12'd0;
             fv_rsp_e[fv_qa] = fv_uqa[PW +: EW];
-            fv_ma = mq_in_d[(fv_qa*3 + 0)*MQW +: MQW];
-            fv_snp_q[fv_qa] = mq_in_v[fv_qa*3 + 0] && !fv_ma[128];
+            fv_ma = mq_nd[(fv_qa*3 + 0)*MQW +: MQW];
+            fv_snp_q[fv_qa] = mq_nv[fv_qa*3 + 0] && !fv_ma[128];
             fv_snp_e[fv_qa] = fv_ma[CXL_H2D_REQ_UQID_LSB + PW +: EW];
             fv_snp_line[fv_qa] = fv_ma[CXL_H2D_REQ_ADDR_LSB +: LW];
             fv_uq_ok[fv_qa] = fv_ma[CXL_H2D_REQ_UQID_LSB +: PW] == PW'(fv_qa) &&
                              (fv_ma[CXL_H2D_REQ_UQID_LSB +: 12] >> (EW + PW)) == 12'd0;
         end
         for (fv_ea = 0; fv_ea < NTXN; fv_ea = fv_ea + 1) begin
-            fv_cla = (a_start && s_e == EW'(fv_ea)) || (a_kick && f0 == EW'(fv_ea));
+            fv_cla = (a_start || a_kick) && s_e == EW'(fv_ea);
             for (fv_qa = 0; fv_qa < N; fv_qa = fv_qa + 1) begin
                 fv_snp_now[fv_ea*N + fv_qa] = fv_cla ? 1'b0 : fv_snp[fv_ea*N + fv_qa];
                 fv_ans_now[fv_ea*N + fv_qa] = (fv_cla ? 1'b0 : fv_ans[fv_ea*N + fv_qa]) ||
@@ -90,16 +91,16 @@
                 end
                 // 2. a GO on lane k belongs to the entry that lane serves this cycle
                 for (fv_k = 0; fv_k < 3; fv_k = fv_k + 1) begin
-                    fv_m = mq_in_d[(fv_q*3 + fv_k)*MQW +: MQW];
-                    fv_se = (fv_k == 0) ? s_e : (fv_k == 1) ? b_e : c_ne;
-                    if (mq_in_v[fv_q*3 + fv_k] && fv_m[128] &&
+                    fv_m = mq_nd[(fv_q*3 + fv_k)*MQW +: MQW];
+                    fv_se = (fv_k == 0) ? s_e : (fv_k == 1) ? b2_e : c_ne;
+                    if (mq_nv[fv_q*3 + fv_k] && fv_m[128] &&
                         (fv_m[CXL_H2D_RSP_OPCODE_LSB +: 4] == CXL_H2D_RSP_OP_GO ||
                          fv_m[CXL_H2D_RSP_OPCODE_LSB +: 4] == CXL_H2D_RSP_OP_GO_WRITEPULL))
                         assert (fv_open(fv_se) == {N{1'b0}});
                 end
             end
             // the scenarios are reachable: a GO after a snoop was answered; a back-invalidation
-            cover (b_dec && db_go && e_sent[b_e] != {N{1'b0}});
+            cover (b_dec && db_go && e_sent[b2_e] != {N{1'b0}});
             cover (a_kick);
         end
     end

@@ -7,7 +7,9 @@
 // A back-invalidation of a line another transaction is working on needs three entries at once:
 // the transaction on the line, the one waiting for a way in its set, and the back-invalidation's
 // own. With two entries that state cannot occur, so a search for that fault runs with
-// FV_HA_NTXN = 3.
+// FV_HA_NTXN = 3. FV_HA_LINE_BITS (if defined) leaves only the low bits of the request line free
+// (the rest 0): lines are only compared (tags, sets, ranges), and the faults the broken variants
+// plant need two lines of one set, so those searches run with 2 bits.
 `ifndef FV_HA_NTXN
 `define FV_HA_NTXN 2
 `endif
@@ -34,9 +36,19 @@ module fv_coh_home_agent (
     always @(posedge clk) started <= started | rst;
     always @* if (!started) assume (rst);
 
+    // the request headers as the agent sees them (line bits cut to FV_HA_LINE_BITS if defined)
+    wire [255:0] req_hdr;
+`ifdef FV_HA_LINE_BITS
+    localparam integer FV_ADDR_LSB = 18;   // rtl/include/cxl_defs.vh CXL_D2H_REQ_ADDR_LSB
+    localparam [127:0] FV_CUT = ((128'd1 << (46 - `FV_HA_LINE_BITS)) - 128'd1) << (FV_ADDR_LSB + `FV_HA_LINE_BITS);
+    assign req_hdr = d2h_req_hdr & ~{FV_CUT, FV_CUT};
+`else
+    assign req_hdr = d2h_req_hdr;
+`endif
+
     coh_home_agent #(.N(2), .SETS(2), .WAYS(1), .NTXN(`FV_HA_NTXN), .NRANGE(1), .QDEPTH(3), .CNT_W(2)) dut (
         .clk(clk), .rst(rst),
-        .d2h_req_valid(d2h_req_valid), .d2h_req_ready(), .d2h_req_hdr(d2h_req_hdr),
+        .d2h_req_valid(d2h_req_valid), .d2h_req_ready(), .d2h_req_hdr(req_hdr),
         .d2h_rsp_valid(d2h_rsp_valid), .d2h_rsp_ready(), .d2h_rsp_hdr(d2h_rsp_hdr),
         .d2h_data_valid(d2h_data_valid), .d2h_data_ready(), .d2h_data_hdr(d2h_data_hdr),
         .d2h_data_data({1024{1'b0}}),
