@@ -32,6 +32,7 @@ ILLEGAL = [
     ("cxl_flit256_rxq", {"DEPTH": 0}, "DEPTH_must_be_1_to_255"),
     ("cxl_flit256_dec", {"CLS": 6}, "CLS_must_be_0_to_5"),
     ("cxl_flit68_rx", {"MAXM": 5}, "MAXM_must_be_1_to_4"),
+    ("cxl_flit68_rx", {"SEQ_CRC": 2}, "SEQ_CRC_must_be_0_or_1"),
     ("cxl_switch_cfg", {"N": 17}, "N_must_be_2_to_16"),
     ("cxl_switch_cfg", {"NDEC": 9}, "NDEC_must_be_1_to_8"),
     ("cxl_switch_cfg", {"NRT": 257}, "NRT_must_be_1_to_256"),

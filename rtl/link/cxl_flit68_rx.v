@@ -11,19 +11,28 @@
 // IDE or unknown control flits, nonzero static bits [63:40] of a control flit.
 // `in_seq` (68B extra): the flit is in the in-sequence stream (LRSM NORMAL); only then is a
 // rollover of 4 taken to mean "this is an all-data flit" (out of sequence only RETRY flits matter).
-// Structure (kept small for synthesis): the four slots are decoded in parallel, a short chain
-// assigns each slot its role, and per class an index (rank) network packs the messages.
+// Two stages (timing, rtl/README-timing.md): stage F takes the received flit and registers what
+// can be known from the flit alone: its CRC check, and for each of the four rollover cases
+// (roll 0, 1, 2, 3 or more) the slot roles' verdict (protocol errors), the new DH and what it
+// owes, and per class the message picks (which slot position is the class's m-th message).
+// Stage V, one cycle later, holds that flit: the rollover it is checked against selects a case,
+// the control fields are decoded, and every output describes it (`valid` = it is there). The
+// decode of the flit in stage F needs no state, so stage V's verdict (and the state it updates
+// through `commit`) is a short path from the registers.
 module cxl_flit68_rx #(
-    parameter integer ROLE = 0,     // role of THIS endpoint; the partner's direction is decoded
-    parameter integer PBR  = 0,     // unused in 68B (contract port list)
-    parameter integer MAXM = 4
+    parameter integer ROLE    = 0,  // role of THIS endpoint; the partner's direction is decoded
+    parameter integer PBR     = 0,  // unused in 68B (contract port list)
+    parameter integer MAXM    = 4,  // message outputs per class, 1..4
+    parameter integer SEQ_CRC = 0   // 1: the CRC of a flit in sequence (seq_chk) carries crc_term
 ) (
     input  wire                    clk,
     input  wire                    rst,
-    input  wire                    flit_valid,
+    input  wire                    flit_valid,   // received flit (into stage F)
     input  wire [527:0]            flit,
-    input  wire                    commit,
-    input  wire                    in_seq,
+    input  wire                    commit,       // the flit in stage V is accepted in sequence
+    input  wire                    in_seq,       // ... and is judged in sequence (LRSM NORMAL)
+    input  wire [15:0]             crc_term,     // SEQ_CRC: sequence term a seq_chk flit's CRC carries
+    output wire                    valid,        // a flit is in stage V (flit_valid a cycle before)
     output wire                    crc_ok,
     output reg                     retryable,
     output reg  [2:0]              ctl_kind,
@@ -36,7 +45,9 @@ module cxl_flit68_rx #(
     output reg  [6*MAXM*128-1:0]   msg_hdr,
     output reg  [2*MAXM*512-1:0]   msg_data,
     output reg                     proto_err,
-    output wire                    exp_adf     // in sequence, the next flit is an all-data flit
+    // the flit in stage V is checked against ESeq when SEQ_CRC is on: a protocol flit, a control
+    // flit other than RETRY.*, or the all-data flit the stream owes (in sequence)
+    output wire                    seq_chk
 );
     // parameter limits: an illegal value instantiates a module that does not exist, named
     // after the rule, so every tool stops at elaboration (Icarus 11 has no elaboration $fatal)
@@ -49,6 +60,9 @@ module cxl_flit68_rx #(
         end
         if (MAXM < 1 || MAXM > 4) begin : g_bad_maxm
             cxl_flit68_rx_parameter_error_MAXM_must_be_1_to_4 u_stop ();
+        end
+        if (SEQ_CRC != 0 && SEQ_CRC != 1) begin : g_bad_seq_crc
+            cxl_flit68_rx_parameter_error_SEQ_CRC_must_be_0_or_1 u_stop ();
         end
     endgenerate
 
@@ -63,10 +77,6 @@ module cxl_flit68_rx #(
     localparam [23:0] MAXK = (PUP != 0) ? {4'd1, 4'd2, 4'd0, 4'd1, 4'd2, 4'd4}   // 5..0
                                         : {4'd1, 4'd0, 4'd2, 4'd1, 4'd4, 4'd2};
 
-    wire [15:0] crc_calc;
-    cxl_crc16_68b u_crc (.data(flit[511:0]), .crc(crc_calc));
-    assign crc_ok = (crc_calc == flit[527:512]);
-
     // Shadow rollover: chunks owed to the pending DH, its header, class and chunks so far.
     reg [2:0]   roll;
     reg [127:0] phdr;
@@ -74,6 +84,7 @@ module cxl_flit68_rx #(
     reg [511:0] pdata;
 
     localparam integer DW = 1 + 4*128 + 24;   // dec_slot result: {legal, 4 headers, 4x6 valid}
+
 
     // Decode one slot of the partner's direction. Returns {legal, hdr3..hdr0, valid}: valid bit
     // 6*q + c = position q holds a message of class c. Classes are constants per format, so the
@@ -175,125 +186,280 @@ module cxl_flit68_rx #(
         crd_val = (code == 3'd0) ? 8'd0 : (8'd1 << (code - 3'd1));
     endfunction
 
-    // ---- per-slot decode (all four slots decoded in parallel; the chain below picks the roles)
-    wire [127:0]   sb  [0:3];      // slot bits (slot 0: the 96 bits after the flit header)
-    wire [2:0]     sf  [0:3];      // slot format
-    wire [4*DW-1:0] ds;            // decode of slot j at ds[DW*j +: DW]
-    genvar gj;
+    // Counts as thermometer codes: bit t-1 = "count >= t" (t = 1..5, saturating at 5). A sum is
+    // an AND-OR of the operands' bits (a + b >= t when a >= i and b >= t - i for some i), so the
+    // class counts and ranks below are two-level terms instead of adder chains (timing).
+    function automatic [4:0] th_add(input [4:0] a, input [4:0] b);
+        th_add = {a[4] | b[4] | (a[0] & b[3]) | (a[1] & b[2]) | (a[2] & b[1]) | (a[3] & b[0]),
+                  a[3] | b[3] | (a[0] & b[2]) | (a[1] & b[1]) | (a[2] & b[0]),
+                  a[2] | b[2] | (a[0] & b[1]) | (a[1] & b[0]),
+                  a[1] | b[1] | (a[0] & b[0]),
+                  a[0] | b[0]};
+    endfunction
+    function automatic [4:0] th_cnt(input [3:0] x);       // number of set bits of x
+        th_cnt = {1'b0, &x,
+                  (x[0] & x[1] & (x[2] | x[3])) | (x[2] & x[3] & (x[0] | x[1])),
+                  (x[0] & (x[1] | x[2] | x[3])) | (x[1] & (x[2] | x[3])) | (x[2] & x[3]),
+                  |x};
+    endfunction
+
+    // ================================================================ stage F (the flit alone)
+    wire [15:0] crc_calc;
+    cxl_crc16_68b u_crc (.data(flit[511:0]), .crc(crc_calc));
+    wire [15:0] crc_res = crc_calc ^ flit[527:512];       // zero: the spec CRC checks
+
+    // per-slot decode, the four slots in parallel
+    wire [2:0]      sf  [0:3];      // slot format
+    wire [4*DW-1:0] ds;             // decode of slot j at ds[DW*j +: DW]
+    wire [3:0]      s_ok, s_dh, s_dh2;   // slot j: a legal format; has a DH; has two DHs
+    wire [4*2-1:0]  s_dq;           // slot j: position of its (last) DH
+    wire [4*6*5-1:0]   s_n;         // thermometer count of class c in slot j at (6*j + c)*5
+    wire [4*4*6*5-1:0] s_w;         // ... at the positions before q, at ((4*j + q)*6 + c)*5
+    genvar gj, gq, gc, gm;
     generate
         for (gj = 0; gj < 4; gj = gj + 1) begin : g_slot
-            if (gj == 0) begin : g_h
-                assign sb[gj] = {32'd0, flit[32 +: 96]};
-            end else begin : g_g
-                assign sb[gj] = flit[128*gj +: 128];
-            end
+            wire [127:0] sb = (gj == 0) ? {32'd0, flit[32 +: 96]} : flit[128*gj +: 128];
+            wire [23:0]  v;
             assign sf[gj] = flit[5 + 3*gj +: 3];
-            assign ds[DW*gj +: DW] = dec_slot(sb[gj], gj == 0, sf[gj]);
+            assign ds[DW*gj +: DW] = dec_slot(sb, gj == 0, sf[gj]);
+            assign v = ds[DW*gj +: 24];
+            assign s_ok[gj]  = ds[DW*gj + DW-1];
+            wire [3:0]   dp = {v[3*6+2] | v[3*6+5], v[2*6+2] | v[2*6+5],
+                               v[1*6+2] | v[1*6+5], v[0*6+2] | v[0*6+5]};   // DH at position q
+            assign s_dh[gj]  = |dp;
+            assign s_dh2[gj] = (dp[0] & (dp[1] | dp[2] | dp[3])) | (dp[1] & (dp[2] | dp[3])) |
+                               (dp[2] & dp[3]);
+            assign s_dq[2*gj +: 2] = {dp[3] | dp[2], dp[3] | (dp[1] & !dp[2])};
+            for (gc = 0; gc < 6; gc = gc + 1) begin : g_cls
+                assign s_n[(6*gj + gc)*5 +: 5] = th_cnt({v[3*6+gc], v[2*6+gc], v[1*6+gc], v[0*6+gc]});
+                for (gq = 0; gq < 4; gq = gq + 1) begin : g_pos
+                    wire [3:0] prior = {1'b0, (gq > 2) ? v[2*6+gc] : 1'b0, (gq > 1) ? v[1*6+gc] : 1'b0,
+                                        (gq > 0) ? v[0*6+gc] : 1'b0};
+                    assign s_w[((4*gj + gq)*6 + gc)*5 +: 5] = th_cnt(prior);
+                end
+            end
         end
     endgenerate
+    wire szbe_bad = (flit[4] != 1'b1 || flit[3] != 1'b0);   // Sz/BE of this flit's DH: 64 B only
 
-    // ---- slot roles, in flit order: rollover chunk of the pending line, chunk of this flit's
-    // new line, or header slot (only header slots' messages count). Small state only.
-    // ---- per-class packing: a message's index is the number of messages of its class before
-    // it in flit order. Candidate k = 4*slot + position.
-    // Both depend on `roll` only through which of slots 1..3 are rollover chunks, so they are
-    // computed for each of the four cases (roll 0, 1, 2, 3 or more) from the flit alone, down to
-    // the per-output candidate picks, and the registered `roll` selects one case at the end: the
-    // select is a few levels after the roll flops instead of the start of the role chain and the
-    // rank network (timing).
-    reg [3:0]        s_roll, s_new;
-    reg [7:0]        s_nidx;    // chunk index (2 bits per slot) of a new-line chunk
-    reg [2:0]        owed_new;  // chunks of this flit's new DH still to come
-    reg              new_dh;
-    reg              err_slot;
-    reg [1:0]        dh_slot;   // header slot of the (last) DH
-    reg [1:0]        dh_q;      // its position
-    reg              cnt_err;   // more messages of some class than the spec allows per flit
-    reg [6*MAXM-1:0] mv;        // bit c*MAXM + m: output m of class c holds a message
-    reg [6*MAXM*16-1:0] pick;   // bit (c*MAXM + m)*16 + k: output m of class c is candidate k
-                                // (at most one k per output: the ranks of a class's candidates
-                                // differ, so the outputs are AND-OR selects)
-    // case r of the above (RW bits each), concatenated in the order of the select below
-    localparam integer RW = 4 + 4 + 8 + 3 + 1 + 1 + 2 + 2 + 1 + 6*MAXM + 6*MAXM*16;
-    wire [RW-1:0]    rcase [0:3];
+    // Per rollover case r (slots 1..r are rollover chunks): slot 0 and slots after r are header
+    // slots up to the first with a DH; the slots after that DH are chunks of its line. A header
+    // slot's candidate k = 4*slot + position of class c is the class's message number rank(k):
+    // the messages of c in the header slots before it plus those before it in its slot. The header
+    // slots before a header slot are all the non-rollover slots before it, so the rank needs no
+    // role (only the candidate's own slot does). The class count (for the per-flit limit) sums
+    // the header slots only.
+    localparam integer PW = 6*MAXM*16;          // picks: bit (c*MAXM + m)*16 + k
+    wire [3:0]      c_err, c_newdh;
+    wire [4*2-1:0]  c_dhs, c_dhq;               // slot and position of the new DH
+    wire [4*3-1:0]  c_owed;                     // chunks its line still owes after this flit
+    wire [4*PW-1:0] c_pick;
     genvar gr;
     generate
         for (gr = 0; gr < 4; gr = gr + 1) begin : g_rcase
-            reg [3:0]        c_roll, c_new, c_hdr;
-            reg [7:0]        c_nidx;
-            reg [2:0]        c_owed;
-            reg              c_newdh, c_err;
-            reg [1:0]        c_dhs, c_dhq;
-            reg [6*16-1:0]   c_cv;      // cv, cnt, rank: see the packing comment above
-            reg [6*5-1:0]    c_cnt;
-            reg [6*16*5-1:0] c_rank;
-            reg              c_cerr;
-            reg [6*MAXM-1:0] c_mv;
-            reg [6*MAXM*16-1:0] c_pick;
-            integer          j, q, c, k, m;
-            always @* begin
-                c_roll = 4'd0; c_new = 4'd0; c_hdr = 4'd0; c_nidx = 8'd0;
-                c_owed = 3'd0; c_newdh = 1'b0; c_err = 1'b0; c_dhs = 2'd0; c_dhq = 2'd0;
-                for (j = 0; j < 4; j = j + 1) begin
-                    if (j != 0 && j <= gr) begin
-                        c_roll[j] = 1'b1;
-                        if (sf[j] != 3'd0) c_err = 1'b1;
-                    end else if (j != 0 && c_owed != 3'd0) begin
-                        c_new[j] = 1'b1;
-                        if (sf[j] != 3'd0) c_err = 1'b1;
-                        c_nidx[2*j +: 2] = 2'(3'd4 - c_owed);
-                        c_owed = c_owed - 3'd1;
-                    end else if (j != 0 && sf[j] == 3'd0) begin
-                        c_err = 1'b1;                                    // data nobody owes
-                    end else begin
-                        c_hdr[j] = 1'b1;
-                        if (!ds[DW*j + DW-1]) c_err = 1'b1;
-                        for (q = 0; q < 4; q = q + 1) begin
-                            if (ds[DW*j + 6*q + 2] || ds[DW*j + 6*q + 5]) begin
-                                if (c_newdh) c_err = 1'b1;               // one DH per flit
-                                c_newdh = 1'b1;
-                                c_owed  = 3'd4;
-                                c_dhs   = 2'(j);
-                                c_dhq   = 2'(q);
-                            end
+            // NR[j]: slot j is not a rollover chunk in this case
+            localparam [3:0] NR = (gr == 0) ? 4'b1111 : (gr == 1) ? 4'b1101 :
+                                  (gr == 2) ? 4'b1001 : 4'b0001;
+            wire [3:0] hdr;                     // header slot
+            wire [3:0] hd;                      // header slot with the (new) DH
+            wire [5:0] over;                    // class count above its per-flit limit
+            for (gj = 0; gj < 4; gj = gj + 1) begin : g_role
+                // no DH in an earlier non-rollover slot
+                localparam [3:0] EARLIER = NR & ((4'd1 << gj) - 4'd1);
+                assign hdr[gj] = NR[gj] && !(|(s_dh & EARLIER));
+                assign hd[gj]  = hdr[gj] && s_dh[gj];
+            end
+            for (gc = 0; gc < 6; gc = gc + 1) begin : g_cnt
+                wire [4:0] tot = th_add(th_add(s_n[(6*0 + gc)*5 +: 5] & {5{hdr[0]}},
+                                               s_n[(6*1 + gc)*5 +: 5] & {5{hdr[1]}}),
+                                        th_add(s_n[(6*2 + gc)*5 +: 5] & {5{hdr[2]}},
+                                               s_n[(6*3 + gc)*5 +: 5] & {5{hdr[3]}}));
+                assign over[gc] = tot[MAXK[4*gc +: 3]];          // count >= MAXK + 1
+                for (gj = 0; gj < 4; gj = gj + 1) begin : g_slot
+                    localparam [3:0] EARLIER = NR & ((4'd1 << gj) - 4'd1);
+                    // messages of the class in the header slots before this one
+                    wire [4:0] bj = th_add(th_add(s_n[(6*0 + gc)*5 +: 5] & {5{EARLIER[0]}},
+                                                  s_n[(6*1 + gc)*5 +: 5] & {5{EARLIER[1]}}),
+                                           s_n[(6*2 + gc)*5 +: 5] & {5{EARLIER[2]}});
+                    for (gq = 0; gq < 4; gq = gq + 1) begin : g_pos
+                        /* verilator lint_off UNUSEDSIGNAL */  // ranks from MAXM on: no output
+                        wire [4:0] rk = th_add(bj, s_w[((4*gj + gq)*6 + gc)*5 +: 5]);
+                        /* verilator lint_on UNUSEDSIGNAL */
+                        for (gm = 0; gm < MAXM; gm = gm + 1) begin : g_out
+                            // output m of class c is the header candidate of rank m
+                            assign c_pick[PW*gr + (gc*MAXM + gm)*16 + 4*gj + gq] =
+                                hdr[gj] && ds[DW*gj + 6*gq + gc] && ((gm == 0) || rk[(gm > 0) ? gm-1 : 0]) &&
+                                !rk[gm];
                         end
                     end
                 end
-                c_cv = {6*16{1'b0}}; c_cnt = {6*5{1'b0}}; c_rank = {6*16*5{1'b0}};
-                for (c = 0; c < 6; c = c + 1)
-                    for (k = 0; k < 16; k = k + 1) begin
-                        c_cv[16*c + k] = c_hdr[k / 4] && ds[DW*(k / 4) + 6*(k % 4) + c];
-                        c_rank[(16*c + k)*5 +: 5] = c_cnt[5*c +: 5];
-                        c_cnt[5*c +: 5] = c_cnt[5*c +: 5] + {4'd0, c_cv[16*c + k]};
-                    end
-                c_cerr = 1'b0; c_mv = {6*MAXM{1'b0}}; c_pick = {6*MAXM*16{1'b0}};
-                for (c = 0; c < 6; c = c + 1) begin
-                    if (c_cnt[5*c +: 5] > {1'b0, MAXK[4*c +: 4]}) c_cerr = 1'b1;
-                    for (m = 0; m < MAXM; m = m + 1) begin
-                        c_mv[c*MAXM + m] = (5'(m) < c_cnt[5*c +: 5]);
-                        for (k = 0; k < 16; k = k + 1)
-                            c_pick[(c*MAXM + m)*16 + k] =
-                                c_cv[16*c + k] && c_rank[(16*c + k)*5 +: 5] == 5'(m);
-                    end
-                end
             end
-            assign rcase[gr] = {c_roll, c_new, c_nidx, c_owed, c_newdh, c_err, c_dhs, c_dhq,
-                                c_cerr, c_mv, c_pick};
+            wire [3:0] chunk_bad = ~hdr & {sf[3] != 3'd0, sf[2] != 3'd0, sf[1] != 3'd0, 1'b0};
+            wire [3:0] owe_bad   = hdr & {sf[3] == 3'd0, sf[2] == 3'd0, sf[1] == 3'd0, 1'b0};
+            wire [3:0] fmt_bad   = hdr & (~s_ok | s_dh2);
+            wire [1:0] dhs = {hd[3] | hd[2], hd[3] | hd[1]};
+            assign c_newdh[gr]      = |hd;
+            assign c_dhs[2*gr +: 2] = dhs;
+            assign c_dhq[2*gr +: 2] = ({2{hd[0]}} & s_dq[0 +: 2]) | ({2{hd[1]}} & s_dq[2 +: 2]) |
+                                      ({2{hd[2]}} & s_dq[4 +: 2]) | ({2{hd[3]}} & s_dq[6 +: 2]);
+            // chunk slot not G0, data nobody owes, format (one DH per flit), class limits, Sz/BE
+            assign c_err[gr] = |chunk_bad || |owe_bad || |fmt_bad || |over || (|hd && szbe_bad);
+            // chunks still owed: 4 minus the new-line chunks in this flit (the slots after
+            // the DH's slot and after the rollover chunks)
+            assign c_owed[3*gr +: 3] = 3'd1 + ((32'(dhs) > gr) ? {1'b0, dhs} : 3'(gr));
         end
     endgenerate
-    // roll 4 makes slots 1..3 rollover chunks, as roll 3 does
-    wire [1:0] rsel = roll[2] ? 2'd3 : roll[1:0];
+
+    // control flit decode (and a protocol flit's credit field and Ak), from the flit alone
+    reg        k_retryable, k_err;
+    reg [2:0]  k_kind;
+    reg [7:0]  k_eseq, k_ack;
+    reg [4:0]  k_nr;
+    reg        k_empty;
+    reg [11:0] k_crd;             // credit fields: zero in RETRY and INIT flits
     always @* begin
-        {s_roll, s_new, s_nidx, owed_new, new_dh, err_slot, dh_slot, dh_q, cnt_err, mv, pick} =
-            rcase[rsel];
+        k_retryable = 1'b0;
+        k_err       = 1'b0;
+        k_kind      = K_NONE;
+        k_eseq      = 8'd0;
+        k_nr        = 5'd0;
+        k_empty     = 1'b0;
+        k_ack       = 8'd0;
+        k_crd       = flit[31:20];
+        if (flit[0]) begin
+            // Control flit: CTL_FMT 000b only (IDE not supported), static bits [63:40] zero.
+            if (flit[7:5] != 3'b000 || flit[63:40] != 24'd0) k_err = 1'b1;
+            case (flit[35:32])
+                LLCTRL_LLCRD: begin
+                    if (flit[39:36] != 4'h1) k_err = 1'b1;
+                    k_retryable = 1'b1;
+                    k_ack       = {flit[71:68], flit[2], flit[66:64]};
+                end
+                LLCTRL_RETRY: begin
+                    case (flit[39:36])
+                        4'h0: k_kind = K_IDLE;
+                        4'h1: begin
+                            k_kind = K_REQ;
+                            k_eseq = flit[71:64];
+                            k_nr   = flit[84:80];
+                        end
+                        4'h2: begin
+                            k_kind  = K_ACK;
+                            k_empty = flit[64];
+                            k_nr    = flit[71:67];
+                            k_eseq  = flit[87:80];
+                        end
+                        4'h3: k_kind = K_FRAME;
+                        default: k_err = 1'b1;
+                    endcase
+                    k_crd = 12'd0;                    // RSVD in RETRY flits
+                end
+                LLCTRL_INIT: begin
+                    if (flit[39:36] != 4'h8) k_err = 1'b1;
+                    k_kind      = K_INIT;
+                    k_eseq      = flit[95:88];        // LLR Wrap Value
+                    k_retryable = 1'b1;
+                    k_crd       = 12'd0;
+                end
+                default: k_err = 1'b1;
+            endcase
+        end else begin
+            k_retryable = 1'b1;                       // protocol flit
+            if (flit[2]) k_ack = 8'd8;
+        end
+    end
+    // the credits a flit returns, per class (protocol flits and LLCRD): field f returns
+    // classes f (cache) / f+3 (mem)
+    reg [6*8-1:0] k_crdc;
+    always @* begin
+        k_crdc = 48'd0;
+        k_crdc[(k_crd[7]  ? 3 : 0)*8 +: 8] = crd_val(k_crd[6:4]);   // ReqCrd
+        k_crdc[(k_crd[3]  ? 4 : 1)*8 +: 8] = crd_val(k_crd[2:0]);   // RspCrd
+        k_crdc[(k_crd[11] ? 5 : 2)*8 +: 8] = crd_val(k_crd[10:8]);  // DataCrd
     end
 
-    // Header and class of the new DH (the last one in flit order)
-    wire [DW-1:0] dsd  = ds[DW*dh_slot +: DW];
-    wire [127:0]  nhdr = dsd[24 + 128*dh_q +: 128];
-    wire          ncls = dsd[6*dh_q + 5];                           // class 5 vs 2
+    reg             f_v;
+    reg [511:0]     f_flit;
+    reg             f_kretry, f_kempty;
+    reg [2:0]       f_kkind;
+    reg [7:0]       f_keseq, f_kack;
+    reg [4:0]       f_knr;
+    reg [6*8-1:0]   f_kcrd;
+    reg             f_crc0;        // the spec CRC checks
+    reg [15:0]      f_res;         // CRC residual (SEQ_CRC: compared with crc_term)
+    reg [3:0]       f_err, f_newdh;  // per rollover case: protocol error (control flits too); new DH
+    reg [4*2-1:0]   f_dhs, f_dhq;
+    reg [4*3-1:0]   f_owed;
+    reg [4*PW-1:0]  f_pick;
+    always @(posedge clk) begin
+        if (rst) f_v <= 1'b0;
+        else     f_v <= flit_valid;
+    end
+    // the verdict per rollover case: a control flit's own check, or the slot check
+    wire [3:0] c_verr = flit[0] ? {4{k_err}} : c_err;
+    always @(posedge clk) begin
+        f_flit  <= flit[511:0];
+        f_kretry <= k_retryable;
+        f_kkind  <= k_kind;
+        f_keseq  <= k_eseq;
+        f_knr    <= k_nr;
+        f_kempty <= k_empty;
+        f_kack   <= k_ack;
+        f_kcrd   <= k_crdc;
+        f_crc0  <= (crc_res == 16'd0);
+        f_res   <= crc_res;
+        f_err   <= c_verr;
+        f_newdh <= c_newdh;
+        f_dhs   <= c_dhs;
+        f_dhq   <= c_dhq;
+        f_owed  <= c_owed;
+        f_pick  <= c_pick;
+    end
 
-    // ---- data lines: rollover chunks merge into the pending line, new chunks into a fresh one
+    // ================================================================ stage V (the flit registered)
+    assign valid = f_v;
+    wire adf = in_seq && (roll == ROLL_ADF);
+    assign seq_chk = !f_flit[0] || f_flit[35:32] != LLCTRL_RETRY || adf;
+    assign crc_ok  = (SEQ_CRC != 0 && seq_chk) ? (f_res == crc_term) : f_crc0;
+
+    // the rollover case: roll 4 makes slots 1..3 rollover chunks, as roll 3 does
+    wire [3:0] rs = {roll[2] || roll[1:0] == 2'd3, !roll[2] && roll[1:0] == 2'd2,
+                     !roll[2] && roll[1:0] == 2'd1, !roll[2] && roll[1:0] == 2'd0};
+    reg          newdh_s;
+    reg [1:0]    dhs_s, dhq_s;
+    reg [2:0]    owed_s;
+    reg [PW-1:0] pick_s;
+    integer      r;
+    always @* begin
+        newdh_s = 1'b0; dhs_s = 2'd0; dhq_s = 2'd0; owed_s = 3'd0;
+        pick_s = {PW{1'b0}};
+        for (r = 0; r < 4; r = r + 1) begin                  // AND-OR select by the one-hot rs
+            newdh_s = newdh_s | (f_newdh[r] & rs[r]);
+            dhs_s   = dhs_s   | (f_dhs[2*r +: 2]  & {2{rs[r]}});
+            dhq_s   = dhq_s   | (f_dhq[2*r +: 2]  & {2{rs[r]}});
+            owed_s  = owed_s  | (f_owed[3*r +: 3] & {3{rs[r]}});
+            pick_s  = pick_s  | (f_pick[PW*r +: PW] & {PW{rs[r]}});
+        end
+    end
+
+    // the registered flit's slots again, for the headers and the data chunks
+    wire [127:0]    vsb [0:3];
+    wire [4*DW-1:0] vds;
+    generate
+        for (gj = 0; gj < 4; gj = gj + 1) begin : g_vslot
+            assign vsb[gj] = (gj == 0) ? {32'd0, f_flit[32 +: 96]} : f_flit[128*gj +: 128];
+            assign vds[DW*gj +: DW] = dec_slot(vsb[gj], gj == 0, f_flit[5 + 3*gj +: 3]);
+        end
+    endgenerate
+
+    // Header and class of the new DH
+    wire [DW-1:0] dsd  = vds[DW*dhs_s +: DW];
+    wire [127:0]  nhdr = dsd[24 + 128*dhq_s +: 128];
+    wire          ncls = dsd[6*dhq_s + 5];                          // class 5 vs 2
+
+    // ---- data lines: rollover chunks merge into the pending line, new chunks into a fresh one.
+    // Rollover chunks are slots 1..roll (1..3 from roll 3 on); the new line's chunks are the
+    // slots from owed_s on, chunk index slot - owed_s.
     reg [511:0] odata_p;        // pending line with this flit's rollover chunks merged
     reg [511:0] ndata;          // chunks of the new DH received in this flit
     integer     i, js;
@@ -303,113 +469,64 @@ module cxl_flit68_rx #(
         for (i = 0; i < 4; i = i + 1)
             for (js = 1; js < 4; js = js + 1) begin
                 // rollover chunk j fills chunk 3 + j - roll
-                if (s_roll[js] && 4'(i) + {1'b0, roll} == 4'(3 + js))
-                    odata_p[128*i +: 128] = sb[js];
-                if (s_new[js] && s_nidx[2*js +: 2] == 2'(i))
-                    ndata[128*i +: 128] = sb[js];
+                if (js <= ((roll[2] || roll[1:0] == 2'd3) ? 3 : 32'(roll[1:0])) &&
+                    4'(i) + {1'b0, roll} == 4'(3 + js))
+                    odata_p[128*i +: 128] = vsb[js];
+                if (newdh_s && 3'(js) >= owed_s && 3'(js) - owed_s == 3'(i))
+                    ndata[128*i +: 128] = vsb[js];
             end
     end
 
+    // Protocol error: the verdict of this rollover case (roll 0..3; from roll 4 on, in sequence,
+    // the flit is the owed all-data flit, which has no check)
+    wire [3:0] rx4 = {roll == 3'd3, roll == 3'd2, roll == 3'd1, roll == 3'd0};
+    always @* proto_err = f_v && crc_ok && in_seq && |(f_err & rx4);
+
     reg [2:0]   roll_next;
     reg         old_done;
-    reg         err;
-    reg         adf;
-    reg [11:0]  crd_hdr;
     reg [511:0] odata;
     reg         proto_flit;
-    integer     jo, cm, m, kk;
+    integer     cm, m, kk;
     always @* begin
-        retryable     = 1'b0;
-        ctl_kind      = K_NONE;
-        ctl_eseq      = 8'd0;
-        ctl_num_retry = 5'd0;
-        ctl_empty     = 1'b0;
-        ack_cnt       = 8'd0;
-        crd_cnt       = 48'd0;
+        // an all-data flit carries neither control fields nor credits; otherwise stage F's decode
+        retryable     = adf || f_kretry;
+        ctl_kind      = adf ? K_NONE : f_kkind;
+        ctl_eseq      = adf ? 8'd0 : f_keseq;
+        ctl_num_retry = adf ? 5'd0 : f_knr;
+        ctl_empty     = !adf && f_kempty;
+        ack_cnt       = adf ? 8'd0 : f_kack;
+        crd_cnt       = adf ? 48'd0 : f_kcrd;
         msg_valid     = {6*MAXM{1'b0}};
         msg_hdr       = {6*MAXM*128{1'b0}};
         msg_data      = {2*MAXM*512{1'b0}};
-        err           = 1'b0;
         odata         = pdata;
         old_done      = 1'b0;
+        cm = 0; m = 0; kk = 0;
         roll_next     = roll;
-        crd_hdr       = flit[31:20];
-        adf           = in_seq && (roll == ROLL_ADF);
         proto_flit    = 1'b0;
 
         if (adf) begin
-            retryable = 1'b1;
-            odata     = flit[511:0];
+            odata     = f_flit;
             old_done  = 1'b1;
             roll_next = 3'd0;
-        end else if (flit[0]) begin
-            // Control flit: CTL_FMT 000b only (IDE not supported), static bits [63:40] zero.
-            if (flit[7:5] != 3'b000 || flit[63:40] != 24'd0) err = 1'b1;
-            case (flit[35:32])
-                LLCTRL_LLCRD: begin
-                    if (flit[39:36] != 4'h1) err = 1'b1;
-                    retryable = 1'b1;
-                    ack_cnt   = {flit[71:68], flit[2], flit[66:64]};
-                end
-                LLCTRL_RETRY: begin
-                    case (flit[39:36])
-                        4'h0: ctl_kind = K_IDLE;
-                        4'h1: begin
-                            ctl_kind      = K_REQ;
-                            ctl_eseq      = flit[71:64];
-                            ctl_num_retry = flit[84:80];
-                        end
-                        4'h2: begin
-                            ctl_kind      = K_ACK;
-                            ctl_empty     = flit[64];
-                            ctl_num_retry = flit[71:67];
-                            ctl_eseq      = flit[87:80];
-                        end
-                        4'h3: ctl_kind = K_FRAME;
-                        default: err = 1'b1;
-                    endcase
-                    crd_hdr = 12'd0;                  // RSVD in RETRY flits
-                end
-                LLCTRL_INIT: begin
-                    if (flit[39:36] != 4'h8) err = 1'b1;
-                    ctl_kind  = K_INIT;
-                    ctl_eseq  = flit[95:88];          // LLR Wrap Value
-                    retryable = 1'b1;
-                    crd_hdr   = 12'd0;
-                end
-                default: err = 1'b1;
-            endcase
-        end else begin
+        end else if (!f_flit[0]) begin
             // Protocol flit
             proto_flit = 1'b1;
-            retryable  = 1'b1;
-            if (flit[2]) ack_cnt = 8'd8;
-            if (err_slot) err = 1'b1;
             odata = odata_p;
-            for (jo = 1; jo < 4; jo = jo + 1)
-                if (s_roll[jo] && jo == {29'd0, roll}) old_done = 1'b1;
-            // Sz/BE describe this flit's DH: 64 B without byte enables only (ours: no 32B/BE)
-            if (new_dh && (flit[4] != 1'b1 || flit[3] != 1'b0)) err = 1'b1;
-            if (new_dh) roll_next = owed_new;
+            // the pending line completes when this flit brings its last rollover chunks
+            old_done = !roll[2] && roll[1:0] != 2'd0;
+            if (newdh_s) roll_next = owed_s;
             else if (old_done) roll_next = 3'd0;
-            if (cnt_err) err = 1'b1;
             // Non-data messages per class in flit order (data headers complete in old_done)
             for (cm = 0; cm < 6; cm = cm + 1)
                 if (cm != 2 && cm != 5)
                     for (m = 0; m < MAXM; m = m + 1) begin
-                        msg_valid[cm*MAXM + m] = mv[cm*MAXM + m];
+                        msg_valid[cm*MAXM + m] = |pick_s[(cm*MAXM + m)*16 +: 16];
                         for (kk = 0; kk < 16; kk = kk + 1)
                             msg_hdr[(cm*MAXM + m)*128 +: 128] = msg_hdr[(cm*MAXM + m)*128 +: 128] |
-                                ({128{pick[(cm*MAXM + m)*16 + kk]}} &
-                                 ds[DW*(kk / 4) + 24 + 128*(kk % 4) +: 128]);
+                                ({128{pick_s[(cm*MAXM + m)*16 + kk]}} &
+                                 vds[DW*(kk / 4) + 24 + 128*(kk % 4) +: 128]);
                     end
-        end
-
-        // Credits (protocol flits and LLCRD): field f returns classes f (cache) / f+3 (mem)
-        if (!adf) begin
-            crd_cnt[(crd_hdr[7]  ? 3 : 0)*8 +: 8] = crd_val(crd_hdr[6:4]);   // ReqCrd
-            crd_cnt[(crd_hdr[3]  ? 4 : 1)*8 +: 8] = crd_val(crd_hdr[2:0]);   // RspCrd
-            crd_cnt[(crd_hdr[11] ? 5 : 2)*8 +: 8] = crd_val(crd_hdr[10:8]);  // DataCrd
         end
 
         // A data message completes at most once per flit (no MDH): index 0 of its class.
@@ -418,13 +535,10 @@ module cxl_flit68_rx #(
             msg_hdr[(pcls ? 5 : 2)*MAXM*128 +: 128] = phdr;
             msg_data[(pcls ? 1 : 0)*MAXM*512 +: 512] = odata;
         end
-        if (!crc_ok || !flit_valid) begin
+        if (!crc_ok || !f_v) begin
             msg_valid = {6*MAXM{1'b0}};
         end
-        proto_err = flit_valid && crc_ok && err && in_seq;
     end
-
-    assign exp_adf = in_seq && (roll == ROLL_ADF);
 
     always @(posedge clk) begin
         if (rst) begin
@@ -435,13 +549,13 @@ module cxl_flit68_rx #(
     end
 
     always @(posedge clk) begin
-        if (commit && new_dh && proto_flit) begin
+        if (commit && newdh_s && proto_flit) begin
             phdr  <= nhdr;
             pcls  <= ncls;
             pdata <= ndata;
         end
     end
 
-    wire unused = &{1'b0, PBR[0]};
+    wire unused = &{1'b0, PBR[0], crc_term, f_res};
 endmodule
 `default_nettype wire

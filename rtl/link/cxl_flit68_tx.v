@@ -57,158 +57,145 @@ module cxl_flit68_tx #(
     wire [29:0] s2m_ndr_w = cxl_s2m_ndr_to_w68(msg_hdr[4*128 +: 128]);
     wire [39:0] s2m_drs_w = cxl_s2m_drs_to_w68(msg_hdr[5*128 +: 128]);
 
+    // Packing plan, from msg_avail, roll and dh_rr only: which source every slot takes, as
+    // one-hot selects, so each flit bit is an AND-OR of its possible sources (timing: a chain of
+    // conditional assignments made a mux per source in series, and the slot of a G header and of
+    // each data chunk an indexed write). Outside the all-data flit (roll 4) nothing is placed.
+    wire       adf = (roll == ROLL_ADF);
+    wire [5:0] a   = msg_avail & {6{!adf}};
+    wire [3:0] r1h = {roll == 3'd3, roll == 3'd2, roll == 3'd1, roll == 3'd0};   // roll 0..3
+    wire       r_le1 = r1h[0] | r1h[1];
+    wire       r_le2 = r_le1 | r1h[2];
     // Some message is placed: slot 0 always takes a message of this direction when one is
     // available (DOWN sends classes 0, 1, 2, 3, 5; UP 0, 1, 2, 4, 5), so this equals `take` != 0
     // in a flit that may carry messages, and it does not wait for the packing (timing).
-    wire        any_msg = (UP == 0) ? (|{msg_avail[5], msg_avail[3:0]})
-                                    : (|{msg_avail[5:4], msg_avail[2:0]});
+    wire       any_msg = (UP == 0) ? (|{a[5], a[3:0]}) : (|{a[5:4], a[2:0]});
+    // the flit's single DH: C_DATA (d1) or M_DATA (d2), round robin when both wait
+    wire       d1 = a[2] && !(a[5] && dh_rr);
+    wire       d2 = a[5] && !(a[2] && !dh_rr);
+    // Slot 0 (a header slot), one of four cases:
+    //   DOWN: s0a H0 Req + Rsp; s0b H5 M2S Req; s0c H1 DH; s0d H4 RwD
+    //   UP:   s0a H0 Rsp + NDR (+ DH when no D2H Req waits); s0b H1 Req (+ DH); s0c H1 DH;
+    //         s0d H3 DRS
+    // gx: the request slot 0 could not take (DOWN M2S Req, UP D2H Req) in G slot roll + 1, with
+    // the DH when it is C_DATA. The DH goes into slot 0 (dh0), with gx (gxd), or into a G slot of
+    // its own at roll + 1 (gd1) or after gx at roll + 2 (gd2); its line's chunks follow in the
+    // slots after the DH's slot, from roll + 1 + off (off 0: dh0, 1: gd1 or gxd, 2: gd2), and the
+    // rest rolls over. Each is written flat from the availability bits (not one from the other).
+    wire hx  = (UP == 0) ? (a[0] || a[1]) : (a[1] || a[4]);   // slot 0's first header group
+    wire ox  = (UP == 0) ? a[3] : a[0];                        // the other request waits
+    wire dha = a[2] || a[5];                                   // a DH waits
+    wire s0a = hx;
+    wire s0b = !hx && ox;
+    wire s0c = !hx && !ox && d1;
+    wire s0d = !hx && !ox && d2;
+    wire gx  = hx && ox && r_le2;
+    wire gxd = gx && d1;
+    wire off0 = (UP == 0) ? (!hx && !ox && dha)
+                          : (dha && ((!hx && !ox) || (d1 && (hx != ox))));
+    wire gd1  = (UP == 0) ? (r_le2 && dha && (hx != ox)) : (r_le2 && d2 && (hx != ox));
+    wire gd2  = hx && ox && d2 && r_le1;
+    wire off1 = gd1 || gxd;
+    wire dh_pl = off0 || off1 || gd2;           // the DH is placed (and taken)
+    // per G slot j (1..3): rollover chunk of the pending line, the gx or gd header slot, chunk i
+    // of the new line, or an empty header slot
+    reg  [3:0] s_gx, s_gd, s_em;
+    reg  [3*4-1:0] s_nw;                          // bit 3*j + i: slot j holds new chunk i
+    reg  [4*4-1:0] s_rk;                          // bit 4*j + k: slot j holds rollover chunk of roll k
+    integer    j, i;
+    always @* begin
+        s_gx = 4'd0; s_gd = 4'd0; s_em = 4'd0; s_nw = 12'd0; s_rk = 16'd0;
+        for (j = 1; j < 4; j = j + 1) begin
+            for (i = j; i < 4; i = i + 1) s_rk[4*j + i] = r1h[i];   // slot j <= roll
+            s_gx[j] = gx && r1h[j-1];
+            s_gd[j] = (gd1 && r1h[j-1]) || (gd2 && j >= 2 && r1h[(j >= 2) ? j-2 : 0]);
+            for (i = 0; i < 3; i = i + 1)                           // slot roll + 1 + off + i
+                s_nw[3*j + i] = (off0 && j-1-i >= 0 && r1h[(j-1-i >= 0) ? j-1-i : 0]) ||
+                                (off1 && j-2-i >= 0 && r1h[(j-2-i >= 0) ? j-2-i : 0]) ||
+                                (gd2  && j-3-i >= 0 && r1h[(j-3-i >= 0) ? j-3-i : 0]);
+            for (i = 0; i < 4; i = i + 1)                           // slot >= roll + 1 + gx
+                if (r1h[i] && !dh_pl && (i + 1 <= j) && (!gx || i + 2 <= j)) s_em[j] = 1'b1;
+        end
+    end
 
     reg [511:0] body;         // flit bits [511:0]
     reg [2:0]   fmt [0:3];
-    reg [1:0]   dsel;         // 0 none, 1 C_DATA, 2 M_DATA
-    reg         dh_placed;
-    reg         x_placed;     // the "other" header (DOWN: M2S Req, UP: D2H Req) already placed
-    reg [2:0]   gs;           // next free slot
-    reg [2:0]   roll_next;
-    reg [511:0] dline;
     reg [5:0]   take;
-    integer     j;
-
+    reg [2:0]   roll_next;
+    integer     b, e;         // slot, chunk
     always @* begin
-        body       = {512{1'b0}};
-        for (j = 0; j < 4; j = j + 1) fmt[j] = F0;
-        take       = 6'd0;
-        flit_valid = 1'b0;
-        roll_next  = roll;
-        dline      = pdata;
-        dh_placed  = 1'b0;
-        x_placed   = 1'b0;
-        dsel       = 2'd0;
-        gs         = 3'd0;
-        j          = 0;
-
-        if (roll == ROLL_ADF) begin
-            // All-data flit: the four chunks of the pending line, no header.
-            body       = pdata;
-            flit_valid = 1'b1;
-            roll_next  = 3'd0;
+        for (b = 0; b < 4; b = b + 1) fmt[b] = F0;
+        body = adf ? pdata : {512{1'b0}};
+        if (UP == 0) begin
+            // ---- H2D / M2S ----
+            body[32 +: 64]  = body[32 +: 64]  | ({64{s0a && a[0]}} & h2d_req_w);
+            body[96 +: 32]  = body[96 +: 32]  | ({32{s0a && a[1]}} & h2d_rsp_w);
+            body[32 +: 87]  = body[32 +: 87]  | ({87{s0b}} & m2s_req_w) | ({87{s0d}} & m2s_rwd_w);
+            body[32 +: 24]  = body[32 +: 24]  | ({24{s0c}} & h2d_dh_w);
+            fmt[0] = s0b ? F5 : s0c ? F1 : s0d ? F4 : F0;
+            for (b = 1; b < 4; b = b + 1) begin
+                body[128*b +: 87]      = body[128*b +: 87] | ({87{s_gx[b]}} & m2s_req_w) |
+                                         ({87{s_gd[b] && !d1}} & m2s_rwd_w);
+                body[128*b + 88 +: 24] = body[128*b + 88 +: 24] |
+                                         ({24{(s_gx[b] || s_gd[b]) && d1}} & h2d_dh_w);
+                fmt[b] = s_gx[b] ? F4 : s_gd[b] ? (d1 ? F4 : F5) : s_em[b] ? G_EMPTY : F0;
+            end
         end else begin
-            // Which data class gets this flit's single DH.
-            if (msg_avail[2] && msg_avail[5]) dsel = dh_rr ? 2'd2 : 2'd1;
-            else if (msg_avail[2])            dsel = 2'd1;
-            else if (msg_avail[5])            dsel = 2'd2;
-            if (UP == 0) begin
-                // ---- H2D / M2S ----
-                if (msg_avail[0] || msg_avail[1]) begin
-                    fmt[0] = F0;                                   // H0: Req + Rsp
-                    if (msg_avail[0]) begin body[32 +: 64] = h2d_req_w; take[0] = 1'b1; end
-                    if (msg_avail[1]) begin body[96 +: 32] = h2d_rsp_w; take[1] = 1'b1; end
-                end else if (msg_avail[3]) begin
-                    fmt[0] = F5;                                   // H5: M2S Req
-                    body[32 +: 87] = m2s_req_w; take[3] = 1'b1; x_placed = 1'b1;
-                end else if (dsel == 2'd1) begin
-                    fmt[0] = F1;                                   // H1: DH (+2 Rsp)
-                    body[32 +: 24] = h2d_dh_w; dh_placed = 1'b1;
-                end else if (dsel == 2'd2) begin
-                    fmt[0] = F4;                                   // H4: RwD
-                    body[32 +: 87] = m2s_rwd_w; dh_placed = 1'b1;
-                end
-                gs = roll + 3'd1;
-                if (msg_avail[3] && !x_placed && gs <= 3'd3) begin
-                    fmt[gs[1:0]] = F4;                             // G4: M2S Req (+DH)
-                    body[128*gs[1:0] +: 87] = m2s_req_w; take[3] = 1'b1;
-                    if (dsel == 2'd1) begin
-                        body[128*gs[1:0] + 88 +: 24] = h2d_dh_w; dh_placed = 1'b1;
-                    end
-                    gs = gs + 3'd1;
-                end
-                if (!dh_placed && dsel != 2'd0 && gs <= 3'd3) begin
-                    if (dsel == 2'd1) begin
-                        fmt[gs[1:0]] = F4;                         // G4: DH only
-                        body[128*gs[1:0] + 88 +: 24] = h2d_dh_w;
-                    end else begin
-                        fmt[gs[1:0]] = F5;                         // G5: RwD
-                        body[128*gs[1:0] +: 87] = m2s_rwd_w;
-                    end
-                    dh_placed = 1'b1;
-                    gs = gs + 3'd1;
-                end
-            end else begin
-                // ---- D2H / S2M ----
-                if (msg_avail[1] || msg_avail[4]) begin
-                    fmt[0] = F0;                                   // H0: DH + 2 Rsp + NDR
-                    if (msg_avail[1]) begin body[32 + 17 +: 20] = d2h_rsp_w; take[1] = 1'b1; end
-                    if (msg_avail[4]) begin body[32 + 57 +: 30] = s2m_ndr_w; take[4] = 1'b1; end
-                    if (dsel == 2'd1 && !msg_avail[0]) begin
-                        body[32 +: 17] = d2h_dh_w; dh_placed = 1'b1;
-                    end
-                end else if (msg_avail[0]) begin
-                    fmt[0] = F1;                                   // H1: Req + DH
-                    body[32 +: 79] = d2h_req_w; take[0] = 1'b1; x_placed = 1'b1;
-                    if (dsel == 2'd1) begin
-                        body[32 + 79 +: 17] = d2h_dh_w; dh_placed = 1'b1;
-                    end
-                end else if (dsel == 2'd1) begin
-                    fmt[0] = F1;                                   // H1: DH only
-                    body[32 + 79 +: 17] = d2h_dh_w; dh_placed = 1'b1;
-                end else if (dsel == 2'd2) begin
-                    fmt[0] = F3;                                   // H3: DRS (+NDR)
-                    body[32 +: 40] = s2m_drs_w; dh_placed = 1'b1;
-                end
-                gs = roll + 3'd1;
-                if (msg_avail[0] && !x_placed && gs <= 3'd3) begin
-                    body[128*gs[1:0] +: 79] = d2h_req_w; take[0] = 1'b1;
-                    if (dsel == 2'd1) begin
-                        fmt[gs[1:0]] = F2;                         // G2: Req + DH
-                        body[128*gs[1:0] + 79 +: 17] = d2h_dh_w; dh_placed = 1'b1;
-                    end else begin
-                        fmt[gs[1:0]] = F1;                         // G1: Req
-                    end
-                    gs = gs + 3'd1;
-                end
-                if (!dh_placed && dsel != 2'd0 && gs <= 3'd3) begin
-                    if (dsel == 2'd1) begin
-                        fmt[gs[1:0]] = F2;                         // G2: DH only
-                        body[128*gs[1:0] + 79 +: 17] = d2h_dh_w;
-                    end else begin
-                        fmt[gs[1:0]] = F4;                         // G4: DRS
-                        body[128*gs[1:0] +: 40] = s2m_drs_w;
-                    end
-                    dh_placed = 1'b1;
-                    gs = gs + 3'd1;
-                end
-            end
-            if (dh_placed) begin
-                take[dsel == 2'd1 ? 2 : 5] = 1'b1;
-                dline = (dsel == 2'd1) ? msg_data[0 +: 512] : msg_data[512 +: 512];
-            end
-            // Rollover chunks of the previous line go first, in slots 1..roll.
-            for (j = 1; j < 4; j = j + 1) begin
-                if (j <= roll) begin
-                    fmt[j] = F0;
-                    body[128*j +: 128] = pdata[128*(3 + j - {29'd0, roll}) +: 128];
-                end else if (j >= gs && dh_placed) begin
-                    fmt[j] = F0;                                   // new line, chunk j-gs
-                    body[128*j +: 128] = dline[128*(j - {29'd0, gs}) +: 128];
-                end else if (j >= gs) begin
-                    fmt[j] = G_EMPTY;
-                end
-            end
-            roll_next = dh_placed ? gs : 3'd0;
-            if (any_msg || roll != 3'd0) begin
-                // Protocol flit (credit fields and Ak: cxl_flit68_txout)
-                body[0]     = 1'b0;
-                body[4]     = 1'b1;                                // Sz = 64 B
-                body[7:5]   = fmt[0];
-                body[10:8]  = fmt[1];
-                body[13:11] = fmt[2];
-                body[16:14] = fmt[3];
-                flit_valid  = 1'b1;
+            // ---- D2H / S2M ----
+            body[32 + 17 +: 20] = body[32 + 17 +: 20] | ({20{s0a && a[1]}} & d2h_rsp_w);
+            body[32 + 57 +: 30] = body[32 + 57 +: 30] | ({30{s0a && a[4]}} & s2m_ndr_w);
+            body[32 +: 17]      = body[32 +: 17] | ({17{s0a && d1 && !a[0]}} & d2h_dh_w);
+            body[32 +: 79]      = body[32 +: 79] | ({79{s0b}} & d2h_req_w);
+            body[32 + 79 +: 17] = body[32 + 79 +: 17] | ({17{(s0b && d1) || s0c}} & d2h_dh_w);
+            body[32 +: 40]      = body[32 +: 40] | ({40{s0d}} & s2m_drs_w);
+            fmt[0] = (s0b || s0c) ? F1 : s0d ? F3 : F0;
+            for (b = 1; b < 4; b = b + 1) begin
+                body[128*b +: 79]      = body[128*b +: 79] | ({79{s_gx[b]}} & d2h_req_w);
+                body[128*b + 79 +: 17] = body[128*b + 79 +: 17] |
+                                         ({17{(s_gx[b] || s_gd[b]) && d1}} & d2h_dh_w);
+                body[128*b +: 40]      = body[128*b +: 40] | ({40{s_gd[b] && !d1}} & s2m_drs_w);
+                fmt[b] = s_gx[b] ? (d1 ? F2 : F1) : s_gd[b] ? (d1 ? F2 : F4) : s_em[b] ? G_EMPTY : F0;
             end
         end
+        // Rollover chunks of the previous line go first, in slots 1..roll (chunk 3 + b - roll);
+        // the new line's chunk e in slot gs2 + e.
+        for (b = 1; b < 4; b = b + 1)
+            for (e = 0; e < 4; e = e + 1) begin
+                if (e >= b)
+                    body[128*b +: 128] = body[128*b +: 128] |
+                                         ({128{s_rk[4*b + e]}} & pdata[128*(3 + b - e) +: 128]);
+                if (e < 3)
+                    body[128*b +: 128] = body[128*b +: 128] |
+                                         ({128{s_nw[3*b + e] && d1}} & msg_data[128*e +: 128]) |
+                                         ({128{s_nw[3*b + e] && !d1}} & msg_data[512 + 128*e +: 128]);
+            end
+        if (!adf && (any_msg || roll != 3'd0)) begin
+            // Protocol flit (credit fields and Ak: cxl_flit68_txout)
+            body[4]     = 1'b1;                                // Sz = 64 B
+            body[7:5]   = fmt[0];
+            body[10:8]  = fmt[1];
+            body[13:11] = fmt[2];
+            body[16:14] = fmt[3];
+        end
+        flit_valid = adf || any_msg || roll != 3'd0;
+        take = 6'd0;
+        if (UP == 0) begin
+            take[0] = a[0];
+            take[1] = a[1];
+            take[3] = s0b || gx;
+        end else begin
+            take[1] = a[1];
+            take[4] = a[4];
+            take[0] = s0b || gx;
+        end
+        take[2] = dh_pl && d1;
+        take[5] = dh_pl && !d1;
+        roll_next = dh_pl ? (roll + (gd2 ? 3'd3 : off1 ? 3'd2 : 3'd1)) : 3'd0;
         msg_take = take;
         flit     = body;
     end
+    wire [511:0] dline = d1 ? msg_data[0 +: 512] : msg_data[512 +: 512];
+    wire         dsel1 = d1;     // the placed DH is C_DATA
 
     assign busy_adf = (roll == ROLL_ADF);
 
@@ -218,17 +205,16 @@ module cxl_flit68_tx #(
             dh_rr <= 1'b0;
         end else begin
             if (fire && flit_valid) roll <= roll_next;
-            // a placed DH is taken (see pdata below): take[2] || take[5] is dh_placed, and
-            // take[2] is dsel == 1
-            if (fire && dh_placed) dh_rr <= (dsel == 2'd1);
+            // a placed DH is taken (see pdata below): take[2] || take[5] is dh_pl, and
+            // take[2] is d1
+            if (fire && dh_pl) dh_rr <= dsel1;
         end
     end
 
     // Line of the DH carried by the fired flit; only read while roll != 0. A placed DH is always
-    // taken (dh_placed is only set in a protocol flit, which takes it), so dh_placed stands for
-    // take[2] || take[5] here: it skips the take encoding (timing).
+    // taken, so dh_pl stands for take[2] || take[5] here: it skips the take encoding (timing).
     always @(posedge clk) begin
-        if (fire && dh_placed) pdata <= dline;
+        if (fire && dh_pl) pdata <= dline;
     end
 
 endmodule

@@ -105,7 +105,6 @@ module cxl_link #(
     localparam integer MAXM    = (FLIT_MODE != 0) ? 12 : 4;
     localparam integer NFRAMES = (FLIT_MODE != 0) ? 0 : 5;   // RETRY.Frame flits before Req/Ack
     localparam [2:0]   NFR     = 3'(NFRAMES);
-    localparam integer RB_W    = FLIT_W + 1;                 // flit + "is an all-data flit" flag
     localparam integer RA_W    = $clog2(REPLAY_DEPTH);
     localparam [7:0]   DEPTH8  = 8'(REPLAY_DEPTH);
     localparam [7:0]   RXD8    = 8'(RX_DEPTH);
@@ -228,12 +227,20 @@ module cxl_link #(
     reg [2:0]   seq_cnt;
     reg [7:0]   ack_eseq_l;
     reg [4:0]   ack_nr_l;
-    // replay buffer
-    reg [RB_W-1:0] rb_mem [0:REPLAY_DEPTH-1];
+    // replay buffer: the flits, and per entry "is an all-data flit"
+    reg [FLIT_W-1:0] rb_mem [0:REPLAY_DEPTH-1];
+    reg [REPLAY_DEPTH-1:0] rb_adf;
     reg [RA_W-1:0] wr_ptr, rd_ptr;
     reg [7:0]      num_free;
     // num_free >= 2, 3, 4, registered with it: the flit-kind decision reads flags, not a compare
     reg            nf_ge2, nf_ge3, nf_ge4;
+    // rd_ptr != wr_ptr (a replay is under way) and rb_adf[rd_ptr], registered: formed from the
+    // next pointers, so the decision reads flags, not a pointer compare and an indexed read
+    reg            replaying;
+    reg            rp_adf;
+    // ack_pend != 0, ack_pend >= 8, and the forcing counts (ack_pend >= ACK_FORCE or the ack
+    // timer at ACK_TIMER): 68B registered flags (g_68), 256B compares of the counts (g_256_ctl)
+    wire           ack_nz, ack_ge8, ack_frc;
     // output stages: stage 1 holds the flit picked (a new 68B flit with its CRC field still
     // zero), stage 2 the flit on tx_flit with its CRC (68B) and sequence term (SEQ_CRC) added
     reg              out_valid;
@@ -271,29 +278,32 @@ module cxl_link #(
     wire [4:0]        rx_ctl_nr;
     wire [5:0]        rxb_ovf;      // an RX buffer overflowed
     wire              in_seq = (lrsm == S_NORMAL) && !link_fatal;
+    // The received flit judged this cycle (its CRC, decode and acceptance below): 256B the one at
+    // rx_flit, 68B the one at rx_flit the cycle before (cxl_flit68_rx's stage F registers it).
+    wire              rx_fv;        // a flit is judged
     // SEQ_CRC: a flit that looks retryable (256B: payload type; 68B: a protocol flit, a control
     // flit other than RETRY.*, or the all-data flit the stream owes) is checked against ESeq.
-    wire              rx_exp_adf;
+    wire              rx_seqd;
     wire [FLIT_W-1:0] out_seq_term = (SEQ_CRC != 0 && out_seqd) ? seq_term(out_seq) : {FLIT_W{1'b0}};
-    wire              rx_seqd = (SEQ_CRC != 0) &&
-                                ((FLIT_MODE != 0) ? (rx_flit[7:6] == 2'b10)
-                                                  : (!rx_flit[0] || rx_flit[35:32] != 4'h1 || rx_exp_adf));
-    wire [FLIT_W-1:0] rx_flit_s = rx_seqd ? (rx_flit ^ seq_term(eseq)) : rx_flit;
+    // 256B: the sequence term comes off the CRC field before the decoder (68B: cxl_flit68_rx
+    // compares its CRC residual with the term itself)
+    wire [FLIT_W-1:0] rx_flit_s = (FLIT_MODE != 0 && rx_seqd) ? (rx_flit ^ seq_term(eseq)) : rx_flit;
 
     generate
         if (FLIT_MODE == 0) begin : g_68
             wire [6*MAXM-1:0]     rx_mv;    // messages per class, packed from lane 0
             wire [6*MAXM*128-1:0] rx_mh;
             wire [2*MAXM*512-1:0] rx_md;
-            // RX stage (timing): the verdict on a received flit and the state the next flit is
-            // checked against (the unpacker's rollover, ESeq, the LRSM, frame count, INIT) act
-            // in the flit's cycle; what the flit brings (messages for the RX queues, TX credits,
-            // acks for the free count, the ack it is owed) is registered here and applied one
-            // cycle later, gated by ru_commit = rx_commit of that flit. A flit with a CRC or
-            // protocol error (or out of sequence) leaves ru_commit 0, so none of its contents
-            // reaches the queues or counters. The unpacker's protocol check is thus no longer
-            // in front of the queue, credit, free-count and ack-count adders (one cycle more RX
-            // latency, rtl/link/README.md).
+            // RX stages (timing): cxl_flit68_rx registers what the received flit alone tells
+            // (its CRC check, its slot verdict for each rollover case, the message picks) in
+            // its stage F, and the flit is judged one cycle after rx_flit (rx_fv): the verdict
+            // and the state the next flit is checked against (the unpacker's rollover, ESeq,
+            // the LRSM, frame count, INIT) act in that cycle. What the flit brings (messages
+            // for the RX queues, TX credits, acks for the free count, the ack it is owed) is
+            // registered here and applied one cycle later again, gated by ru_commit = rx_commit
+            // of that flit. A flit with a CRC or protocol error (or out of sequence) leaves
+            // ru_commit 0, so none of its contents reaches the queues or counters. Two cycles
+            // more RX latency than a single-cycle receiver (rtl/link/README.md).
             reg                   ru_commit;
             reg  [6*MAXM-1:0]     ru_mv;
             /* verilator lint_off UNUSEDSIGNAL */  // data classes: only lane 0 (one DH per flit)
@@ -331,12 +341,13 @@ module cxl_link #(
             reg          pk_msg0, pk_msg1;      // entry carries messages
             wire         pk_room = !pk_v1;
             wire         pk_push = pk_room && pk_new_v;
-            wire         pk_pop  = fmt_sent && pk_send;
+            wire         pk_pop;                // the head is sent (fmt_sent && pk_send)
+            // the packer packs from what is available; its flit and takes count only with room
             cxl_flit68_tx #(.ROLE(ROLE)) u_tx (
-                .clk(clk), .rst(rst), .msg_avail(pk_room ? (q_valid & crd_avail & TX_SUP) : 6'd0),
+                .clk(clk), .rst(rst), .msg_avail(q_valid & crd_avail & TX_SUP),
                 .msg_hdr(q_hdr), .msg_data(q_data), .msg_take(pk_take), .fire(pk_room),
                 .flit(pk_new), .flit_valid(pk_new_v), .busy_adf(pk_new_adf));
-            assign txq_take = pk_take;   // nonzero only with room (msg_avail is 0 without)
+            assign txq_take = pk_take & {6{pk_room}};
             always @(posedge clk) begin
                 if (rst) begin
                     pk_v0 <= 1'b0;
@@ -367,28 +378,81 @@ module cxl_link #(
             assign fmt_busy_adf = pk_v0 && pk_adf0;
             assign pk_head_v    = pk_v0;
             assign pk_head_msg  = pk_msg0;
-            wire unused_68 = &{1'b0, fmt_avail, fmt_crd_pend, fmt_ack_pend};
             wire [2:0]     crd_mem;
+            // the builder's own account of what the flit it built returns (the link forms the
+            // same from its flags below, a shorter path; tb/formal checks they agree)
             wire           crd_used, ack_all, ack_8;
+            wire unused_68 = &{1'b0, fmt_avail, fmt_crd_pend, fmt_ack_pend, crd_used, ack_all, ack_8,
+                               pk_send, fmt_sent};
             cxl_flit68_txout u_txo (
                 .clk(clk), .rst(rst), .ctl_kind(fmt_kind), .pk_send(pk_send), .pk_flit(pk_f0),
                 .pk_adf(pk_adf0), .crd_pend(crd_pend), .crd_en(crd_en), .ack_pend(ack_pend),
                 .ack_en(ack_en), .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
                 .fire(fmt_fire), .flit(fmt_flit), .flit_retryable(fmt_retryable),
                 .crd_mem(crd_mem), .crd_used(crd_used), .ack_all(ack_all), .ack_8(ack_8));
-            // next counts formed for each outcome from the registers, the decision picks last
+            // What the flit loaded does, from the registered flags: the decision above written
+            // flat for the strobes that update the counts (the same outcomes: the formatter's
+            // K_NONE flit in the normal branch is the prepared head or an LLCRD; the owed
+            // all-data flit from the prepared buffer returns nothing).
+            wire seq_want = seq_on || rrsm_ack || lrsm == S_LLRREQ;
+            wire o_adfpk  = !link_fatal && next_is_adf && !replaying;        // owed ADF, new
+            wire o_init   = !link_fatal && !next_is_adf && !seq_want && !replaying && !init_sent &&
+                            rx_seen_good;
+            wire o_norm   = !link_fatal && !next_is_adf && !seq_want && !replaying && init_sent &&
+                            nf_ge2;                                           // fmt_kind K_NONE
+            wire msg_go   = nf_ge4 && !(ack_force && ack_nz);                 // msg_ok
+            wire ack_go   = ack_force || ack_ge8;                             // ack_en
+            reg  crd_nz;                                                      // crd_pend != 0
+            wire pk_go    = pk_v0 && (!pk_msg0 || msg_go);                    // pk_send
+            wire llcrd    = (nf_ge3 && crd_nz) || (ack_go && ack_nz);         // an LLCRD has content
+            assign rb_write = load && (o_adfpk || o_init || (o_norm && (pk_go || llcrd)));
+            assign pk_pop   = load && (o_adfpk || (o_norm && pk_go));
+            wire crd_ret  = load && o_norm && nf_ge3 && (pk_go || llcrd);     // credit fields sent
+            wire a_all    = load && o_norm && !pk_go && ack_go && llcrd;      // LLCRD: all acks
+            wire a_8      = load && o_norm && pk_go && ack_ge8;               // Ak: 8 acks
+            wire a_keep   = !a_all && !a_8;
+            // next counts formed for each outcome from the registers, the strobes pick last
             wire [7:0] ack_inc = ack_pend + {7'd0, ru_commit};
             wire [7:0] ack_m8  = ack_pend - 8'd8 + {7'd0, ru_commit};
-            wire       a_all   = fmt_sent && ack_all;
-            wire       a_8     = fmt_sent && ack_8 && !ack_all;
             assign ack_pend_nx = ({7'd0, ru_commit} & {8{a_all}}) | (ack_m8 & {8{a_8}}) |
-                                 (ack_inc & {8{!a_all && !a_8}});   // AND-OR pick (see g_crd)
-            assign ack_ret = fmt_sent && (ack_8 || (ack_all && ack_pend != 8'd0));
+                                 (ack_inc & {8{a_keep}});   // AND-OR pick (see g_crd)
+            assign ack_ret = a_8 || (a_all && ack_nz);
+            // the ack flags of the next count, per outcome, picked the same way
+            reg ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q;
+            always @(posedge clk) begin
+                if (rst) begin
+                    {ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q} <= 4'd0;
+                end else begin
+                    ack_nz_q  <= (ru_commit & a_all) | ((ack_m8 != 8'd0) & a_8) |
+                                 ((ack_inc != 8'd0) & a_keep);
+                    ack_ge8_q <= ((ack_m8 >= 8'd8) & a_8) | ((ack_inc >= 8'd8) & a_keep);
+                    ack_gef_q <= (ACK_FORCE == 1 && ru_commit && a_all) |
+                                 ((ack_m8 >= 8'(ACK_FORCE)) & a_8) | ((ack_inc >= 8'(ACK_FORCE)) & a_keep);
+                    // the timer restarts on ack_ret or with <= 1 ack pending, else counts up to FF
+                    tmr_ge_q  <= !(ack_ret || ack_pend <= 8'd1) && (ack_timer >= 8'(ACK_TIMER - 1));
+                end
+            end
+            assign ack_nz  = ack_nz_q;
+            assign ack_ge8 = ack_ge8_q;
+            assign ack_frc = ack_gef_q || tmr_ge_q;
+            // RX queue pops, registered: the credit they free is owed from the next cycle
+            reg [5:0] rx_deq;
+            always @(posedge clk) begin
+                if (rst) rx_deq <= 6'd0;
+                else     rx_deq <= rx_valid & rx_ready;
+            end
+            // crd_pend != 0 of the next counts: with and without credit fields sent (formed from
+            // the registers per class, g_crd), crd_ret picks
+            wire [5:0] nz_keep, nz_ret;
+            always @(posedge clk) begin
+                if (rst) crd_nz <= (RX_SUP != 6'd0);             // initial return of all buffers
+                else     crd_nz <= (crd_ret && |nz_ret) || (!crd_ret && |nz_keep);
+            end
             // A credit field returns the largest power of two <= n, at most 64, of the class it
             // picks: what is left is n without its highest set bit, or n - 64 from 64 on.
             for (g = 0; g < 6; g = g + 1) begin : g_crd
                 wire [7:0] n    = crd_pend[g*8 +: 8];
-                wire [7:0] dlv  = {7'd0, rx_valid[g] & rx_ready[g]};
+                wire [7:0] dlv  = {7'd0, rx_deq[g]};
                 // bit k: some bit above k is set (n[5:k+1] != 0), so bit k is not the highest
                 wire [5:0] abv  = {1'b0, n[5], |n[5:4], |n[5:3], |n[5:2], |n[5:1]};
                 wire [5:0] low  = n[5:0] & abv;              // n[5:0] without its highest set bit
@@ -396,23 +460,48 @@ module cxl_link #(
                 wire       pick = (g >= 3) ? crd_mem[g % 3] : !crd_mem[g % 3];
                 wire [7:0] keep = n + dlv;
                 wire [7:0] rest = left + dlv;
-                wire       take = fmt_sent && crd_used && pick;
+                wire       take = crd_ret && pick;
                 // an AND-OR pick: yosys shares two adds behind a mux ($mux) of their inputs
                 // (opt_share), which would put the late pick before the adder
                 assign crd_pend_nx[g*8 +: 8] = (rest & {8{take}}) | (keep & {8{!take}});
+                assign nz_keep[g] = keep != 8'd0;
+                assign nz_ret[g]  = pick ? (rest != 8'd0) : (keep != 8'd0);
             end
             // the formatter leaves the CRC field zero: it is computed from the stage 1 flit (a
             // new flit or a replayed one, both stored without it) in stage 2
             wire [15:0] crc16;
             cxl_crc16_68b u_crc (.data(out_flit[511:0]), .crc(crc16));
             assign out_crc = {crc16, 512'd0} ^ out_seq_term;
-            cxl_flit68_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
+            // SEQ_CRC: the CRC bits of seq_term(eseq), registered with eseq (cxl_flit68_rx
+            // compares the judged flit's CRC residual with them): the term of eseq + 1 and the
+            // wrap compare formed in parallel, as eseq_inc is
+            wire [15:0] eseq_t;
+            if (SEQ_CRC != 0) begin : g_seq
+                reg  [15:0]       term_q;
+                wire [FLIT_W-1:0] t_p1  = seq_term(eseq + 8'd1);
+                wire [FLIT_W-1:0] t_one = seq_term(8'd1);
+                wire              wraps = ({1'b0, eseq} + 9'd1 >= wrap);
+                wire unused_t = &{1'b0, t_p1[511:0], t_one[511:0]};   // the term is in the CRC field
+                always @(posedge clk) begin
+                    if (rst) term_q <= 16'd0;
+                    else if (rx_commit)
+                        term_q <= (rx_ctl_kind == K_INIT) ? ((rx_ctl_eseq == 8'd0) ? 16'd0 : t_one[512 +: 16])
+                                                          : (t_p1[512 +: 16] & {16{!wraps}});
+                end
+                assign eseq_t = term_q;
+            end else begin : g_noseq
+                assign eseq_t = 16'd0;
+            end
+            wire rx_seq_chk;
+            assign rx_seqd = (SEQ_CRC != 0) && rx_seq_chk;
+            cxl_flit68_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM), .SEQ_CRC(SEQ_CRC)) u_rx (
                 .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
-                .commit(rx_commit), .in_seq(in_seq), .crc_ok(rx_crc_ok),
+                .commit(rx_commit), .in_seq(in_seq), .crc_term(eseq_t), .valid(rx_fv),
+                .crc_ok(rx_crc_ok),
                 .retryable(rx_retryable), .ctl_kind(rx_ctl_kind), .ctl_eseq(rx_ctl_eseq),
                 .ctl_num_retry(rx_ctl_nr), .ctl_empty(rx_ctl_empty), .ack_cnt(rx_ack),
                 .crd_cnt(rx_crd), .msg_valid(rx_mv), .msg_hdr(rx_mh), .msg_data(rx_md),
-                .proto_err(rx_proto_err), .exp_adf(rx_exp_adf));
+                .proto_err(rx_proto_err), .seq_chk(rx_seq_chk));
             // RX class buffers: banked FIFOs, one single-write bank per message a flit can bring
             for (g = 0; g < 6; g = g + 1) begin : g_rxq
                 localparam integer DW = (g == 2 || g == 5) ? 512 : 0;
@@ -469,7 +558,6 @@ module cxl_link #(
                 .fire(fmt_fire), .flit(), .flit_nocrc(fmt_flit), .flit_retryable(fmt_retryable),
                 .busy_adf(fmt_busy_adf));
             /* verilator lint_on PINCONNECTEMPTY */
-            assign rx_exp_adf = 1'b0;   // no all-data flits in 256B
             // as in 68B, stage 1 (and the replay buffer) hold the flit with its CRC field zero and
             // stage 2 adds the CRC of its 242 header and slot bytes
             wire [63:0] crc64;
@@ -498,14 +586,26 @@ module cxl_link #(
         end
     endgenerate
 
+    // 256B: the flit at rx_flit is judged in its own cycle; the decision's ack flags are compares
+    // of the counts; a flit is stored when the formatter marks it retryable
+    generate
+        if (FLIT_MODE != 0) begin : g_256_ctl
+            assign rx_fv    = rx_flit_valid;
+            assign rx_seqd  = (SEQ_CRC != 0) && (rx_flit[7:6] == 2'b10);
+            assign ack_nz   = ack_pend != 8'd0;
+            assign ack_ge8  = ack_pend >= 8'd8;
+            assign ack_frc  = (ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE));
+            assign rb_write = fmt_fire && fmt_retryable;
+        end
+    endgenerate
+
     // ------------------------------------------------------------------ TX flit selection
     wire s2_load  = !tx_v || tx_flit_ready;       // stage 2 takes stage 1's flit
     wire load     = !out_valid || s2_load;        // stage 1 takes a new or replayed flit
     wire fire_out = tx_v && tx_flit_ready;
-    wire replaying = (rd_ptr != wr_ptr);
-    wire [RB_W-1:0] rb_rd = rb_mem[rd_ptr];
-    wire next_is_adf = replaying ? rb_rd[FLIT_W] : fmt_busy_adf;
-    wire ack_force = (ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE)) || !nf_ge3;
+    wire [FLIT_W-1:0] rb_rd = rb_mem[rd_ptr];
+    wire next_is_adf = replaying ? rp_adf : fmt_busy_adf;
+    wire ack_force = ack_frc || !nf_ge3;
     reg        use_replay;
     reg        seq_step;         // this load sends a frame/req/ack of the control sequence
     reg        seq_last;         // ... and it is the final Req/Ack flit
@@ -567,9 +667,9 @@ module cxl_link #(
             fmt_kind = K_NONE;
             // Messages need credits and room for their rollover; an ack forced out stops them
             // for a flit so that an LLCRD carries it.
-            msg_ok = nf_ge4 && !(ack_force && ack_pend != 8'd0);
+            msg_ok = nf_ge4 && !(ack_force && ack_nz);
             if (msg_ok) fmt_avail = q_valid & crd_avail & TX_SUP;
-            ack_en = ack_force || ack_pend >= 8'd8;
+            ack_en = ack_force || ack_ge8;
             fmt_ack_pend = ack_en ? ack_pend : 8'd0;
             crd_en = nf_ge3;
             if (crd_en) fmt_crd_pend = crd_pend;
@@ -581,16 +681,18 @@ module cxl_link #(
 
     assign fmt_fire      = load && !use_replay;
     assign dbg_tx_replay = load && use_replay;
-    wire   rb_write      = fmt_fire && fmt_retryable;
+    // the flit loaded is stored in the replay buffer (= fmt_fire && fmt_retryable; 68B forms it
+    // from the flags directly, g_68)
+    wire   rb_write;
 
     function automatic [RA_W-1:0] ptr_inc(input [RA_W-1:0] p);
         ptr_inc = ({{(32-RA_W){1'b0}}, p} == REPLAY_DEPTH - 1) ? {RA_W{1'b0}} : p + 1'b1;
     endfunction
 
     always @(posedge clk) begin
-        if (rb_write) rb_mem[wr_ptr] <= {fmt_busy_adf && fmt_kind == K_NONE, fmt_flit};
+        if (rb_write) rb_mem[wr_ptr] <= fmt_flit;
         if (load) begin
-            out_flit <= use_replay ? rb_rd[FLIT_W-1:0] : fmt_flit;
+            out_flit <= use_replay ? rb_rd : fmt_flit;
             // a retryable flit carries sequence number wr_ptr when new, rd_ptr when replayed
             out_seqd <= use_replay || fmt_retryable;
             out_seq  <= use_replay ? 8'(rd_ptr) : 8'(wr_ptr);
@@ -599,8 +701,8 @@ module cxl_link #(
     end
 
     // ------------------------------------------------------------------ RX acceptance
-    wire rx_good     = rx_flit_valid && rx_crc_ok && !rx_proto_err;
-    wire rx_bad      = rx_flit_valid && !rx_crc_ok;
+    wire rx_good     = rx_fv && rx_crc_ok && !rx_proto_err;
+    wire rx_bad      = rx_fv && !rx_crc_ok;
     // SEQ_CRC: retryable flits discarded while a retry is under way carry later sequence numbers
     // and fail the check by design; they are not counted as CRC errors.
     wire rx_bad_cnt  = rx_bad && (!rx_seqd || in_seq);
@@ -615,7 +717,7 @@ module cxl_link #(
     wire rx_ack_ok   = rx_good && !link_fatal && rx_ctl_kind == K_ACK && framed &&
                        lrsm == S_LOCAL_IDLE && (FLIT_MODE != 0 || rx_ctl_nr == last_req_nr);
     // (256B RETRY.Ack NOPs carry only the ESeq echo: no NUM_RETRY to compare)
-    wire proto_evt   = (rx_flit_valid && rx_proto_err) || rx_order_err;
+    wire proto_evt   = (rx_fv && rx_proto_err) || rx_order_err;
 
     assign dbg_rx_overflow = |rxb_ovf;
 
@@ -650,6 +752,30 @@ module cxl_link #(
         sat_inc = (v == 16'hFFFF) ? v : v + 16'd1;
     endfunction
 
+    // Next replay flags, for each way the pointers move (the late strobes pick one). rb_write
+    // happens only while not replaying (a replay or a control sequence is sent then), so a new
+    // flit moves both pointers and leaves rd_ptr == wr_ptr; the entry written is wr_ptr, never
+    // the next rd_ptr (REPLAY_DEPTH >= 8).
+    wire [RA_W-1:0] rd_inc  = ptr_inc(rd_ptr);
+    wire [RA_W-1:0] ack_e   = RA_W'(seq_on ? ack_eseq_l : ack_eseq);
+    wire            rp_ack  = load && seq_step && seq_last && start_ack;   // replay from ack_e
+    wire            rp_adv  = !rp_ack && ((load && use_replay) || (rb_write && !replaying));
+    wire            rp_wadv = !rp_ack && !(load && use_replay) && rb_write && replaying;
+    wire            rp_keep = !rp_ack && !rp_adv && !rp_wadv;
+    wire            rp_nx   = (rp_ack && ack_e != wr_ptr) |
+                              (rp_adv && (rb_write ? replaying : rd_inc != wr_ptr)) |
+                              (rp_wadv && rd_ptr != ptr_inc(wr_ptr)) | (rp_keep && replaying);
+    wire            rp_adf_nx = (rp_ack && rb_adf[ack_e]) | (rp_adv && rb_adf[rd_inc]) |
+                                ((rp_wadv || rp_keep) && rp_adf);
+    // retry timeout: counts transmitted flits in LOCAL_IDLE, restarts when a RETRY.Req is sent and
+    // when the LRSM leaves LOCAL_IDLE (an Ack taken, or the timeout); +1 formed from the register,
+    // the late fire_out picks
+    wire        to_hit  = {16'd0, timeout} >= TIMEOUT_FLITS;
+    wire        to_end  = (lrsm == S_LOCAL_IDLE) && (rx_ack_ok || to_hit);
+    wire        to_step = (lrsm == S_LOCAL_IDLE) && fire_out && !to_end;
+    wire        to_req  = load && seq_step && seq_last && !start_ack;
+    wire [15:0] to_inc  = timeout + 16'd1;
+
     always @(posedge clk) begin
         if (rst) begin
             lrsm         <= S_NORMAL;
@@ -676,6 +802,9 @@ module cxl_link #(
             ack_nr_l     <= 5'd0;
             wr_ptr       <= {RA_W{1'b0}};
             rd_ptr       <= {RA_W{1'b0}};
+            rb_adf       <= {REPLAY_DEPTH{1'b0}};
+            replaying    <= 1'b0;
+            rp_adf       <= 1'b0;
             num_free     <= DEPTH8;
             {nf_ge4, nf_ge3, nf_ge2} <= 3'b111;      // DEPTH8 >= 8
             out_valid    <= 1'b0;
@@ -689,6 +818,9 @@ module cxl_link #(
             if (load) out_valid <= 1'b1;
             if (s2_load) tx_v <= out_valid;
             if (load && use_replay) rd_ptr <= ptr_inc(rd_ptr);
+            if (rb_write) rb_adf[wr_ptr] <= fmt_busy_adf && fmt_kind == K_NONE;
+            replaying <= rp_nx;
+            rp_adf    <= rp_adf_nx;
             if (rb_write) wr_ptr <= ptr_inc(wr_ptr);
             if (rb_write && !replaying) rd_ptr <= ptr_inc(rd_ptr);  // RdPtr == WrPtr: new flits
             // free entries: -1 per stored flit, + acks received (never above the depth)
@@ -715,7 +847,6 @@ module cxl_link #(
                         lrsm       <= S_LOCAL_IDLE;
                         last_req_nr <= num_retry;
                         num_retry  <= num_retry + 5'd1;
-                        timeout    <= 16'd0;
                         stat_retry <= sat_inc(stat_retry);
                     end
                 end
@@ -727,18 +858,16 @@ module cxl_link #(
             end
 
             // ---- LRSM
-            if (lrsm == S_LOCAL_IDLE && fire_out) timeout <= timeout + 16'd1;
+            timeout <= (to_inc & {16{to_step}}) | (timeout & {16{!to_step && !to_end && !to_req}});
             case (lrsm)
                 S_NORMAL: if (rx_bad && !link_fatal) lrsm <= S_LLRREQ;
                 S_LLRREQ: if ({27'd0, num_retry} >= MAX_RETRY) link_fatal <= 1'b1;
                 default: begin
                     if (rx_ack_ok) begin
                         lrsm    <= S_NORMAL;
-                        timeout <= 16'd0;
                         if (rx_ctl_empty) num_retry <= 5'd0;
-                    end else if ({16'd0, timeout} >= TIMEOUT_FLITS) begin
+                    end else if (to_hit) begin
                         lrsm    <= S_LLRREQ;
-                        timeout <= 16'd0;
                     end
                 end
             endcase
@@ -750,9 +879,9 @@ module cxl_link #(
             if (dbg_rx_overflow || dbg_credit_err) link_fatal <= 1'b1;
 
             // ---- RX bookkeeping
-            if (rx_flit_valid && rx_crc_ok) rx_seen_good <= 1'b1;
+            if (rx_fv && rx_crc_ok) rx_seen_good <= 1'b1;
             if (FLIT_MODE != 0 && rx_flit_valid && rx_crc_ok) init_rcvd <= 1'b1;
-            if (rx_flit_valid) begin
+            if (rx_fv) begin
                 if (rx_good && rx_ctl_kind == K_FRAME)
                     frame_cnt <= (frame_cnt == 3'd7) ? frame_cnt : frame_cnt + 3'd1;
                 else

@@ -55,7 +55,7 @@
     // 3. tracked slot: the flit last stored in slot K (sent new with sequence number K)
     (* anyconst *) reg [RA_W-1:0] fv_k;
     reg              fv_k_valid;
-    reg [RB_W-1:0]   fv_k_entry;
+    reg [FLIT_W:0]   fv_k_entry;       // {is an all-data flit, flit}
     reg              fv_chk;
     reg [FLIT_W-1:0] fv_chk_flit;
     always @(posedge clk) begin
@@ -81,7 +81,24 @@
             assert (rd_ptr < REPLAY_DEPTH && wr_ptr < REPLAY_DEPTH);
             assert (fv_rp == (rd_ptr != wr_ptr));
             if (fv_rp) assert (rd_ptr == fv_next);
-            if (fv_k_valid) assert (rb_mem[fv_k] == fv_k_entry);
+            if (fv_k_valid) assert ({rb_adf[fv_k], rb_mem[fv_k]} == fv_k_entry);
+            // the decision's registered replay flags
+            assert (replaying == (rd_ptr != wr_ptr));
+            assert (rp_adf == rb_adf[rd_ptr]);
+            // 68B: the strobes the link forms from its flags are what the output builder says
+            // about the flit it built (rb_write, and what the flit returns)
+            if (FLIT_MODE == 0) begin
+                assert (rb_write == (fmt_fire && fmt_retryable));
+                assert (g_68.pk_pop == (fmt_sent && pk_send));
+                assert (g_68.crd_ret == (fmt_sent && g_68.crd_used));
+                assert (g_68.a_all == (fmt_sent && g_68.ack_all));
+                assert (g_68.a_8 == (fmt_sent && g_68.ack_8 && !g_68.ack_all));
+                // the registered count flags
+                assert (g_68.crd_nz == (crd_pend != 48'd0));
+                assert (ack_nz == (ack_pend != 8'd0));
+                assert (ack_ge8 == (ack_pend >= 8'd8));
+                assert (ack_frc == ((ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE))));
+            end
             assert (fv_asked == ack_eseq && fv_asked < REPLAY_DEPTH);
             if (seq_on) assert (fv_answer == ack_eseq_l && fv_answer < REPLAY_DEPTH);
             cover (fv_chk && fv_rp);                   // a replay of the tracked slot, more to come

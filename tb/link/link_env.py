@@ -15,6 +15,7 @@ Configuration: a LinkCfg in ConfigDB under "link_cfg" (set by the test before th
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,10 +157,15 @@ class FlitMonitor(uvm_component):
         commit, replay = getattr(d, f"{t}_rx_commit"), getattr(d, f"{s}_tx_replay")
         crc_cnt = getattr(d, f"{t}_crc_err")
         last_crc = 0
+        # The receiver judges a flit (dbg_rx_commit) in the cycle it arrives (256B) or one cycle
+        # later (68B: cxl_flit68_rx registers it first), so the monitor pairs the commit flag with
+        # the wire flit of that many cycles before.
+        judged: deque[tuple[int, int]] = deque(maxlen=1 if self.flit_mode else 2)
         while True:
             await FallingEdge(d.clk)
             await ReadOnly()
             if int(d.rst.value):
+                judged.clear()
                 continue
             if int(replay.value):
                 self._sample(event="replay")
@@ -168,16 +174,21 @@ class FlitMonitor(uvm_component):
                 self.n_crc += n_crc - last_crc
                 last_crc = n_crc
                 self._sample(event="crc_error")
-            if not int(valid.value):
+            v_now = int(valid.value)
+            judged.append((v_now, int(wire.value) if v_now and not self.flit_mode else 0))
+            if v_now:
+                self.n_flits += 1
+            if len(judged) < judged.maxlen:
                 continue
-            self.n_flits += 1
+            v_judged, flit = judged[0]
+            if not v_judged:
+                continue
             if self.flit_mode:
                 # 256B: no reference decoder wired in here; the message scoreboards check content.
                 if int(commit.value):
                     self.n_commit += 1
                     self._sample(event="commit")
                 continue
-            flit = int(wire.value)
             if not int(commit.value):
                 # RETRY.Frame/Req/Ack (not Idle) for coverage; CRC checked by the model here.
                 if flit & 1 and (flit >> 32) & 0xF == 1 and (flit >> 36) & 0xF and flit68_crc_ok(flit):

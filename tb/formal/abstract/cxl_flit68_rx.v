@@ -3,7 +3,8 @@
 module cxl_flit68_rx #(
     parameter integer ROLE = 0,
     parameter integer PBR  = 0,
-    parameter integer MAXM = 4
+    parameter integer MAXM = 4,
+    parameter integer SEQ_CRC = 0
 ) (
     input  wire                    clk,
     input  wire                    rst,
@@ -11,6 +12,8 @@ module cxl_flit68_rx #(
     input  wire [527:0]            flit,
     input  wire                    commit,
     input  wire                    in_seq,
+    input  wire [15:0]             crc_term,
+    output wire                    valid,
     output wire                    crc_ok,
     output wire                    retryable,
     output wire [2:0]              ctl_kind,
@@ -23,8 +26,9 @@ module cxl_flit68_rx #(
     output wire [6*MAXM*128-1:0]   msg_hdr,
     output wire [2*MAXM*512-1:0]   msg_data,
     output wire                    proto_err,
-    output wire                    exp_adf
+    output wire                    seq_chk
 );
+    assign valid         = $anyseq;
     assign crc_ok        = $anyseq;
     assign retryable     = $anyseq;
     assign ctl_kind      = $anyseq;
@@ -37,5 +41,5 @@ module cxl_flit68_rx #(
     assign msg_hdr       = $anyseq;
     assign msg_data      = $anyseq;
     assign proto_err     = $anyseq;
-    assign exp_adf       = $anyseq;
+    assign seq_chk       = $anyseq;
 endmodule
