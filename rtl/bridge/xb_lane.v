@@ -21,6 +21,12 @@
 // always finds the newest data. Hazard counters (line index mod 2*NLINE/LANES: CXL reads; direct /
 // coherent writes in flight) keep CXL.mem reads and writes of one line in order (M2S Req and RwD
 // are unordered).
+// Timing: the issue stage reads registered lookups. Next to every queued entry the lane keeps, per
+// line, whether the hot-line cache holds it and which write-buffer entries hold its address; they
+// are made in the entry's first cycle in the queue (so an entry issues from its second cycle on)
+// and follow every later change (write-buffer inserts, cache tag writes). A DRS fill's tag is
+// written one cycle after its data entered the HBM write queue; HBM read data is registered before
+// it completes a line or a read-modify-write.
 `default_nettype none
 module xb_lane #(
     parameter integer LANE         = 0,     // lane number: owns lines with (line address % LANES) == LANE
@@ -98,7 +104,7 @@ module xb_lane #(
     output wire             h2d_data_ready,
     input  wire [127:0]     h2d_data_hdr,
     input  wire [511:0]     h2d_data_data,
-    // per-cycle events for the core's statistics
+    // events for the core's statistics, registered (one cycle after the issue)
     output wire             ev_hit,        // a read line went to the HBM (cache hit)
     output wire             ev_fwd,        // a read line was forwarded from the write buffer
     output wire             ev_miss,       // a read line went to CXL.mem
@@ -159,21 +165,37 @@ module xb_lane #(
         end
     endgenerate
 
+    // one of four CNW-bit values by a one-hot select (AND-OR)
+    function automatic [CNW-1:0] sel4(input [3:0] oh, input [4*CNW-1:0] v);
+        integer f;
+        begin
+            sel4 = {CNW{1'b0}};
+            for (f = 0; f < 4; f = f + 1) sel4 = sel4 | (v[CNW * f +: CNW] & {CNW{oh[f]}});
+        end
+    endfunction
+
     // 16 B chunk mask of a line as a 512-bit byte-lane mask
     function automatic [511:0] cmask(input [3:0] m);
         cmask = {{128{m[3]}}, {128{m[2]}}, {128{m[1]}}, {128{m[0]}}};
     endfunction
 
     // ------------------------------------------------------------------ request queue, current line
-    wire          q_ov;
-    wire [QW-1:0] q_o;
-    wire          q_pop;
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [$clog2(LQ_DEPTH+1)-1:0] q_count;
-    /* verilator lint_on UNUSEDSIGNAL */
-    sync_fifo #(.WIDTH(QW), .DEPTH(LQ_DEPTH)) u_q (
-        .clk(clk), .rst(rst), .in_valid(q_valid), .in_ready(q_ready), .in_data(q_data),
-        .out_valid(q_ov), .out_ready(q_pop), .out_data(q_o), .count(q_count));
+    // LQ_DEPTH entries in a circular buffer, the head at q_rp. q_lk: the slot's lookups are made
+    // (from the entry's second cycle in the queue until it leaves); the issue stage takes the head
+    // only then.
+    localparam integer QA = (LQ_DEPTH > 1) ? $clog2(LQ_DEPTH) : 1;
+    localparam integer QC = $clog2(LQ_DEPTH + 1);
+    localparam [QA-1:0] Q_LAST = QA'(LQ_DEPTH - 1);
+    reg  [QW-1:0]       q_mem [0:LQ_DEPTH-1];
+    reg  [QA-1:0]       q_wp, q_rp;
+    reg  [QC-1:0]       q_cnt;
+    reg  [LQ_DEPTH-1:0] q_lk;
+    reg                 fr_v;                  // an entry was pushed in the previous cycle ...
+    reg  [QA-1:0]       fr_s;                  // ... into this slot: its lookups are made now
+    wire                q_pop;
+    wire                q_push = q_valid && q_ready;
+    assign              q_ready = (q_cnt != QC'(LQ_DEPTH));
+    wire [QW-1:0]       q_o = q_mem[q_rp];
 
     wire [15:0]      e_seq  = q_o[0 +: 16];
     wire             e_wr   = q_o[16];
@@ -183,41 +205,169 @@ module xb_lane #(
 
     reg  [JW-1:0]  i_line;                 // line of the entry being issued
     reg            i_ph;                   // its read-modify-write read has been issued
-    wire           i_v    = q_ov;
+    wire           i_v    = q_lk[q_rp];
     wire [45:0]    i_la   = q_o[O_LA + 46 * i_line +: 46];
     wire [LSW-1:0] i_ls   = q_o[O_LS + LSW * i_line +: LSW];
     wire [45:0]    i_li   = i_la >> LB;    // line index inside the lane
     wire           i_lcoh = e_coh[i_line];
     wire [3:0]     i_lm   = e_mask[4 * i_line +: 4];
     wire [511:0]   i_ld   = q_o[O_DT + 512 * i_line +: 512];
-    wire           i_part = (i_lm != 4'hF);
+    wire           i_part = q_pt[{q_rp, i_line}];
     wire           i_p0   = e_wr && i_part && !i_ph;   // partial write line, nothing read yet
 
     // ------------------------------------------------------------------ cache tags, write buffer
     reg            c_tv [0:SETS_L-1];
     reg [45:0]     c_tg [0:SETS_L-1];
     wire [SW-1:0]  i_set  = i_li[SW-1:0];
-    wire           i_chit = (BUF_EN != 0) && !i_lcoh && c_tv[i_set] && (c_tg[i_set] == i_la);
-
     reg [1:0]      wb_st   [0:WBS-1];
     reg [45:0]     wb_addr [0:WBS-1];
     reg [511:0]    wb_data [0:WBS-1];
-    // fully associative: the entry holding the line (at most one), else the lowest free entry.
-    // Every entry compares in parallel; the entry used is a one-hot (wb_uoh) and its data an AND-OR
-    // select, so no index is formed after the compares. The lowest free entry depends on the
-    // states only.
-    reg  [WBS-1:0] wb_hv, wb_fr, wb_ff;
+    // changes of this cycle the lookups follow (assigned below): the issue stage's cache tag write
+    // (of the head line, set i_set), the write-buffer entry a new line is inserted into (one-hot),
+    // and the fill whose tag is written in this cycle (fl_v, fl_la: a DRS fill of the previous
+    // cycle) unless the issue stage's write of the same line cancels it (fl_kill)
+    wire           tw_i;
+    wire           wb_new;                 // a new line enters the write buffer ...
+    wire [WBS-1:0] wb_ins;                 // ... into this entry
+    wire [WBS-1:0] wb_nf;                  // an NDR frees this entry (its write is done)
+    wire           rd_inc, wr_inc;         // the head line's read / write counter counts up
+    wire [HZ-1:0]  hz_ra, hz_rb, hz_wa, hz_wb;   // each counter nonzero after this cycle, without /
+                                                 // with the issue's increment (g_hz)
+    reg            fl_v;
+    reg  [45:0]    fl_la;
+    wire [SW-1:0]  fl_set = fl_la[LB +: SW];
+    wire           fl_kill;
+
+    // ------------------------------------------------------------------ lookups
+    // Per queued line (slot s, line j, bit NLL*s + j): q_cm, the hot-line cache holds the line;
+    // q_am (bits WBS*(NLL*s + j) + k), write-buffer entry k holds its address; q_wm, an entry in
+    // use holds it; q_rz / q_wz, its read / write hazard counter is nonzero; q_pt, it is a partial
+    // line (from the push). A fresh entry's cache and address lookups are read from the tags and
+    // the write-buffer addresses; in that cycle and every later one each follows the cycle's
+    // changes: an insert into entry k sets q_am of k to "the head line is this line"; a tag write
+    // of set x sets q_cm of the lines of set x to "the written line is this line" (the issue
+    // stage's write after a fill's); q_wm is the OR of the entries in use after the cycle
+    // (insert, NDR) holding it; q_rz / q_wz are the counter's nonzero flag after the cycle, picked
+    // from the flags without and with the increment. These compares are between registers (the
+    // head line's and the fill's addresses against every queued line's), so none is in series
+    // with the issue decision.
+    // The compares are kept nets: a late change signal (the issue decision) then meets them in the
+    // last gates instead of being merged into a compare's AND tree.
+    reg  [LQ_DEPTH*NLL-1:0]     q_cm, q_wm, q_rz, q_wz, q_pt;
+    reg  [LQ_DEPTH*NLL*WBS-1:0] q_am;
+    wire [LQ_DEPTH*NLL-1:0]     q_cm_n, q_wm_n, q_rz_n, q_wz_n;
+    wire [LQ_DEPTH*NLL*WBS-1:0] q_am_n;
+    reg  [WBS-1:0]              wb_lv;         // write-buffer entry in use
+    integer wl;
+    always @* begin
+        for (wl = 0; wl < WBS; wl = wl + 1) wb_lv[wl] = (wb_st[wl] != WB_FREE);
+    end
+    // the fresh entry's lookups: its lines' addresses against the tags and the write buffer
+    reg  [NLL-1:0]              f_cm;
+    reg  [NLL*WBS-1:0]          f_am;
+    reg  [45:0]                 fr_la;
+    reg  [SW-1:0]               fr_set;
+    integer qj, qk;
+    always @* begin
+        for (qj = 0; qj < NLL; qj = qj + 1) begin
+            fr_la  = q_mem[fr_s][O_LA + 46 * qj +: 46];
+            fr_set = fr_la[LB +: SW];
+            f_cm[qj] = c_tv[fr_set] && (c_tg[fr_set] == fr_la);
+            for (qk = 0; qk < WBS; qk = qk + 1) f_am[WBS * qj + qk] = (wb_addr[qk] == fr_la);
+        end
+    end
+    genvar gs, gj, gk;
+    generate for (gs = 0; gs < LQ_DEPTH; gs = gs + 1) begin : g_qs
+        wire fr = fr_v && (fr_s == QA'(gs));
+        for (gj = 0; gj < NLL; gj = gj + 1) begin : g_qj
+            wire [45:0] la = q_mem[gs][O_LA + 46 * gj +: 46];
+            (* keep *) wire ei;                 // the line is the head line
+            (* keep *) wire ef;                 // ... the fill whose tag is written in this cycle
+            (* keep *) wire si;                 // it is in the head line's set
+            (* keep *) wire sf;                 // ... in the fill's set
+            (* keep *) wire c0;                 // its cache lookup before this cycle's tag writes
+            assign ei = (la == i_la);
+            assign ef = (la == fl_la);
+            assign si = (la[LB +: SW] == i_set);
+            assign sf = (la[LB +: SW] == fl_set);
+            assign c0 = fr ? f_cm[gj] : q_cm[NLL * gs + gj];
+            assign q_cm_n[NLL * gs + gj] = (tw_i && si) ? ei : ((fl_v && sf) ? (ef && !fl_kill) : c0);
+            (* keep *) wire [WBS-1:0] a0;       // the entries holding its address, before an insert
+            assign a0 = fr ? f_am[WBS * gj +: WBS] : q_am[WBS * (NLL * gs + gj) +: WBS];
+            for (gk = 0; gk < WBS; gk = gk + 1) begin : g_qk
+                assign q_am_n[WBS * (NLL * gs + gj) + gk] = wb_ins[gk] ? ei : a0[gk];
+            end
+            (* keep *) wire wmo;                // an entry in use after this cycle's NDR holds it
+            assign wmo = |(a0 & wb_lv & ~wb_nf);
+            assign q_wm_n[NLL * gs + gj] = (wb_new && ei) || wmo;
+            // its hazard counters' nonzero flags after this cycle
+            wire [HZW-1:0] hl = la[LB +: HZW];
+            (* keep *) wire eh;                 // it uses the head line's counters
+            (* keep *) wire [HZ-1:0] hoh;       // its counter index, one-hot
+            (* keep *) wire [3:0] hz4;          // {write with, write without, read with, read without} increment
+            assign eh  = (hl == i_hs);
+            assign hoh = {{(HZ - 1){1'b0}}, 1'b1} << hl;
+            assign hz4 = {|(hoh & hz_wb), |(hoh & hz_wa), |(hoh & hz_rb), |(hoh & hz_ra)};
+            assign q_rz_n[NLL * gs + gj] = (rd_inc && eh) ? hz4[1] : hz4[0];
+            assign q_wz_n[NLL * gs + gj] = (wr_inc && eh) ? hz4[3] : hz4[2];
+        end
+    end endgenerate
+    integer qp;
+    always @(posedge clk) begin
+        if (rst) begin
+            q_wp <= {QA{1'b0}}; q_rp <= {QA{1'b0}}; q_cnt <= {QC{1'b0}};
+            q_lk <= {LQ_DEPTH{1'b0}}; fr_v <= 1'b0;
+        end else begin
+            if (q_push) q_wp <= (q_wp == Q_LAST) ? {QA{1'b0}} : q_wp + 1'b1;
+            if (q_pop) begin
+                q_rp <= (q_rp == Q_LAST) ? {QA{1'b0}} : q_rp + 1'b1;
+                q_lk[q_rp] <= 1'b0;
+            end
+            if (fr_v) q_lk[fr_s] <= 1'b1;
+            fr_v <= q_push;
+            case ({q_push, q_pop})
+                2'b10:   q_cnt <= q_cnt + 1'b1;
+                2'b01:   q_cnt <= q_cnt - 1'b1;
+                default: q_cnt <= q_cnt;
+            endcase
+        end
+        // storage and lookups need no reset: a slot is read only once its entry was written
+        if (q_push) begin q_mem[q_wp] <= q_data; fr_s <= q_wp; end
+        for (qp = 0; qp < NLL; qp = qp + 1)
+            if (q_push) q_pt[NLL * q_wp + qp] <= (q_data[O_MK + 4 * qp +: 4] != 4'hF);
+        q_cm <= q_cm_n; q_am <= q_am_n; q_wm <= q_wm_n; q_rz <= q_rz_n; q_wz <= q_wz_n;
+    end
+
+    // the head line: cache hit, and the write-buffer entry holding it (at most one) from its
+    // address match and the entry's state, else the lowest free entry (from the states only). The
+    // entry used is a one-hot (wb_uoh) and its data an AND-OR select.
+    wire           i_chit = (BUF_EN != 0) && !i_lcoh && q_cm[{q_rp, i_line}];
+    wire [WBS-1:0] i_am   = q_am[WBS * {q_rp, i_line} +: WBS];
+    reg  [WBS-1:0] wb_fr, wb_ff;
     integer wm;
     always @* begin
-        for (wm = 0; wm < WBS; wm = wm + 1) begin
-            wb_hv[wm] = (wb_st[wm] != WB_FREE) && (wb_addr[wm] == i_la);
-            wb_fr[wm] = (wb_st[wm] == WB_FREE);
-        end
+        for (wm = 0; wm < WBS; wm = wm + 1) wb_fr[wm] = (wb_st[wm] == WB_FREE);
         wb_ff = wb_fr & ~(wb_fr - 1'b1);                // lowest free entry, one-hot
     end
-    wire           wb_hit   = |wb_hv;
+    wire [WBS-1:0] wb_hv    = i_am & wb_lv;                 // the entry holding it (one-hot or 0)
+    wire           wb_hit   = q_wm[{q_rp, i_line}];         // = |wb_hv, registered
     wire           i_wmatch = (BUF_EN != 0) && wb_hit;
-    wire           i_wfree  = |wb_fr;                   // a free entry for a new line
+    // a free entry for a new line, registered: after a cycle some entry is free when an NDR frees
+    // one, or two were free, or one was and no line entered
+    reg            wb_fq;
+    reg  [WBS-1:0] wb_fb;                               // [k]: an entry below k is free
+    integer wf;
+    always @* begin
+        wb_fb[0] = 1'b0;
+        for (wf = 1; wf < WBS; wf = wf + 1) wb_fb[wf] = wb_fb[wf - 1] || wb_fr[wf - 1];
+    end
+    (* keep *) wire wb_f2;                              // at least two entries are free
+    assign wb_f2 = |(wb_fr & wb_fb);
+    always @(posedge clk) begin
+        if (rst) wb_fq <= 1'b1;
+        else     wb_fq <= (|wb_nf) || wb_f2 || ((|wb_fr) && !wb_new);
+    end
+    wire           i_wfree  = wb_fq;
     wire [WBS-1:0] wb_uoh   = wb_hit ? wb_hv : wb_ff;   // the entry the line's write uses
     // data of the hit entry (a forward, a coalescing write) and of the used entry
     reg  [511:0]   wb_hdat;
@@ -227,15 +377,12 @@ module xb_lane #(
         for (wd = 0; wd < WBS; wd = wd + 1) wb_hdat = wb_hdat | (wb_data[wd] & {512{wb_hv[wd]}});
     end
 
-    // hazard counters (line index mod HZ): CXL reads outstanding, direct / coherent writes
-    // outstanding; lines sharing a counter are ordered conservatively. Each counter keeps a
-    // registered nonzero flag, so the issue stage reads one bit per counter.
-    reg [CNW-1:0]  hz_rd [0:HZ-1];
-    reg [CNW-1:0]  hz_wr [0:HZ-1];
-    reg [HZ-1:0]   hz_rnz, hz_wnz;                      // hz_rd / hz_wr nonzero
+    // hazard counters (line index mod HZ, in g_hz below): CXL reads outstanding, direct /
+    // coherent writes outstanding; lines sharing a counter are ordered conservatively. Every
+    // queued line keeps its counters' nonzero flags registered (q_rz, q_wz, see "lookups").
     wire [HZW-1:0] i_hs    = i_li[HZW-1:0];
-    wire           i_hz_rd = hz_wnz[i_hs];
-    wire           i_rd_out = hz_rnz[i_hs];
+    wire           i_hz_rd = q_wz[{q_rp, i_line}];        // a write of its counter is in flight
+    wire           i_rd_out = q_rz[{q_rp, i_line}];       // a CXL read of its counter is
     wire           i_hz_wr = i_hz_rd || i_rd_out;
 
     // per line slot: what this lane has outstanding on CXL for it
@@ -268,29 +415,53 @@ module xb_lane #(
     wire           hbm_rsp_v;          // HBM read data, tagged with the line slot
     wire [LSW-1:0] hbm_rsp_tag;
     wire [511:0]   hbm_rsp_data;
+    // HBM read data registered before it completes a line or a read-modify-write (the controller's
+    // completion pick and data select end at its outputs)
+    reg            hb_v;
+    reg [LSW-1:0]  hb_tag;
+    reg [511:0]    hb_data;
+    always @(posedge clk) begin
+        if (rst) hb_v <= 1'b0;
+        else     hb_v <= hbm_rsp_v;
+        hb_tag  <= hbm_rsp_tag;
+        hb_data <= hbm_rsp_data;
+    end
     wire           hbm_idle;
     wire wq_in_ready, wq_out_valid;
     wire drs_fill;
-    wire wq_ok_i = (BUF_EN != 0) && wq_in_ready && !drs_fill;   // the issue stage may use the queue
+    // the issue stage may use the write queue when no DRS is offered: a DRS fill has the queue
+    // first (its ready is the queue's room alone), and the issue stage does not wait for its header
+    wire wq_ok_i = (BUF_EN != 0) && wq_in_ready && !s2m_drs_valid;
     wire hrd_ok  = hbm_ready && !wq_out_valid;                  // an HBM read overtakes no queued write
 
-    // write buffer drain: the first PEND slot at or after the round-robin pointer (no CXL read of a
-    // buffered line can be outstanding: a line enters the buffer only when no read of its slot is,
-    // and a read of a buffered line is forwarded)
-    reg [WW-1:0]  dr_ptr;
-    reg           dr_any;
-    reg [WW-1:0]  dr_i, dr_j;
+    // write buffer drain: the first PEND entry at or after the round-robin pointer (rr_arbiter: a
+    // one-hot grant from the pointer mask, no index arithmetic). No CXL read of a buffered line can
+    // be outstanding: a line enters the buffer only when no read of its slot is, and a read of a
+    // buffered line is forwarded.
+    reg  [WBS-1:0] dr_req;
+    wire [WBS-1:0] dr_g;
+    wire [WW-1:0]  dr_gi;
+    wire           dr_any;
     integer dk;
     always @* begin
-        dr_any = 1'b0; dr_i = {WW{1'b0}}; dr_j = {WW{1'b0}};
-        for (dk = WBS - 1; dk >= 0; dk = dk - 1) begin
-            dr_j = dr_ptr + WW'(dk);
-            if (wb_st[dr_j] == WB_PEND) begin
-                dr_any = 1'b1; dr_i = dr_j;
-            end
-        end
+        for (dk = 0; dk < WBS; dk = dk + 1) dr_req[dk] = (wb_st[dk] == WB_PEND);
     end
     wire wb_drain = (BUF_EN != 0) && dr_any && rwd_s_ready;
+    rr_arbiter #(.N(WBS)) u_dr (.clk(clk), .rst(rst), .req(dr_req), .advance(wb_drain), .grant(dr_g),
+        .grant_idx(dr_gi), .any(dr_any));
+    // the drained entry's address, data and CXL tag (a constant per entry) as AND-OR selects
+    reg  [45:0]    dr_la;
+    reg  [511:0]   dr_dat;
+    reg  [15:0]    dr_tag;
+    integer dq;
+    always @* begin
+        dr_la = 46'd0; dr_dat = 512'd0; dr_tag = 16'd0;
+        for (dq = 0; dq < WBS; dq = dq + 1) begin
+            dr_la  = dr_la  | (wb_addr[dq] & {46{dr_g[dq]}});
+            dr_dat = dr_dat | (wb_data[dq] & {512{dr_g[dq]}});
+            dr_tag = dr_tag | ((WB_TAG0 + 16'(dq) + TAG_BASE) & {16{dr_g[dq]}});
+        end
+    end
 
     // write data: phase 1 of a read-modify-write merges the request's chunks into the line read back
     wire [511:0] w_rmw  = (rmw_data & ~cmask(i_lm)) | (i_ld & cmask(i_lm));
@@ -299,64 +470,70 @@ module xb_lane #(
     wire [511:0] co_dat = (wb_hdat & ~cmask(w_mask)) | (w_new & cmask(w_mask));
 
     // ------------------------------------------------------------------ issue decision
-    reg       f_fire, f_memrd, f_coh, f_cohwr, f_hbm_rd, f_fwd, f_wq, f_wbins, f_wbco, f_direct;
-    reg       f_rmw_mem, f_rmw_hbm, f_skip;
-    reg [2:0] f_kind;
-    always @* begin
-        f_fire = 1'b0; f_memrd = 1'b0; f_coh = 1'b0; f_cohwr = 1'b0; f_hbm_rd = 1'b0; f_fwd = 1'b0;
-        f_wq = 1'b0; f_wbins = 1'b0; f_wbco = 1'b0; f_direct = 1'b0;
-        f_rmw_mem = 1'b0; f_rmw_hbm = 1'b0; f_skip = 1'b0;
-        f_kind = K_MEMRD;
-        if (i_v) begin
-            if (!e_wr) begin
-                if (i_lcoh) begin
-                    f_kind = K_COH;
-                    if (!i_hz_rd) begin f_coh = d2h_s_ready; f_fire = d2h_s_ready; end
-                end else if (i_chit) begin
-                    f_kind = K_HIT; f_hbm_rd = hrd_ok; f_fire = hrd_ok;
-                end else if (i_wmatch) begin
-                    // forward, and fill the line (every read miss fills)
-                    f_kind = K_FWD; f_fwd = wq_ok_i; f_wq = wq_ok_i; f_fire = wq_ok_i;
-                end else begin
-                    f_kind = K_MEMRD;
-                    if (!i_hz_rd) begin f_memrd = req_s_ready; f_fire = req_s_ready; end
-                end
-            end else if (i_lcoh) begin
-                // coherent full line: ItoMWr, the data follows on GO_WritePull
-                f_kind = K_COHWR;
-                if (!i_hz_wr && cw_free_any) begin f_cohwr = d2h_s_ready; f_fire = d2h_s_ready; end
-            end else if (i_ph && rmw_wait) begin
-                f_kind = K_WR;                                 // waiting for the line of a RMW
-            end else if (i_ph && rmw_nxm) begin
-                f_kind = K_WR; f_skip = 1'b1; f_fire = 1'b1;   // its read failed: not written
-            end else if (BUF_EN != 0) begin
-                f_kind = i_chit ? K_WBWR_HIT : K_WBWR;
-                // a new line waits while a CXL read of its slot is out: that read's fill must
-                // reach the cache before the write updates it
-                if ((i_wmatch || (i_wfree && !i_p0 && !i_rd_out)) &&
-                    (wq_ok_i || !(i_chit || WR_ALLOC != 0))) begin
-                    f_fire  = 1'b1;
-                    f_wbco  = i_wmatch;
-                    f_wbins = !i_wmatch;
-                    f_wq    = i_chit || (WR_ALLOC != 0);
-                end else if (i_p0 && i_wfree) begin
-                    // partial line not in the write buffer: read it (cache or CXL) first
-                    if (i_chit)        f_rmw_hbm = hrd_ok;
-                    else if (!i_hz_rd) f_rmw_mem = req_s_ready;
-                end
-            end else if (i_p0) begin
-                f_kind = K_WR;
-                if (!i_hz_rd) f_rmw_mem = req_s_ready;
-            end else begin
-                f_kind = K_WR;
-                if (!i_hz_wr) begin f_direct = rwd_s_ready; f_fire = rwd_s_ready; end
-            end
-        end
-    end
+    // The rules of the header, written as early terms (k_*: the head line's fields, its registered
+    // lookups and hazard flags, and the registered ready of the skid buffers and coherent-write
+    // slots) that the late conditions qualify in the last gates: hrd_ok (the HBM controller's
+    // ready) and wq_ok_i (no DRS offered). The early terms are kept nets, so synthesis cannot move
+    // a late condition to the start of their logic.
+    wire c_wok = i_v && e_wr && !i_lcoh && !(i_ph && (rmw_wait || rmw_nxm));  // a write that may go
+    wire c_go  = (BUF_EN != 0) && c_wok && (i_wmatch || (i_wfree && !i_p0 && !i_rd_out));
+    wire c_nwq = i_chit || (WR_ALLOC != 0);        // the buffered write updates HBM
+    wire c_rp  = (BUF_EN != 0) && c_wok && i_p0 && i_wfree;   // else a partial line reads its line
+    (* keep *) wire k_coh, k_hit, k_fwd, k_mem, k_cohwr, k_skip, k_in1, k_in2, k_co1, k_co2;
+    (* keep *) wire k_rm1, k_rm2, k_rh1, k_rh2, k_rmd, k_dir, k_lst;
+    // reads: coherent, cache hit (needs hrd_ok), forward (needs wq_ok_i), CXL.mem
+    assign k_coh   = i_v && !e_wr && i_lcoh && !i_hz_rd && d2h_s_ready;
+    assign k_hit   = i_v && !e_wr && i_chit;
+    assign k_fwd   = i_v && !e_wr && !i_lcoh && !i_chit && i_wmatch;
+    assign k_mem   = i_v && !e_wr && !i_lcoh && !i_chit && !i_wmatch && !i_hz_rd && req_s_ready;
+    // writes: coherent; a failed read-modify-write read (not written); buffered, inserted or
+    // coalesced (2: updates HBM, needs wq_ok_i); direct (BUF_EN=0)
+    assign k_cohwr = i_v && e_wr && i_lcoh && !i_hz_wr && cw_free_any && d2h_s_ready;
+    assign k_skip  = i_v && e_wr && !i_lcoh && i_ph && !rmw_wait && rmw_nxm;
+    assign k_in1   = c_go && !c_nwq && !i_wmatch;
+    assign k_in2   = c_go && c_nwq && !i_wmatch;
+    assign k_co1   = c_go && !c_nwq && i_wmatch;
+    assign k_co2   = c_go && c_nwq && i_wmatch;
+    assign k_dir   = (BUF_EN == 0) && c_wok && !i_p0 && !i_hz_wr && rwd_s_ready;
+    // the read of a partial line when the write does not go: from CXL.mem (2: only because the
+    // write queue is not free this cycle) or the cache (needs hrd_ok); BUF_EN=0 always from CXL.mem
+    assign k_rm1   = c_rp && !c_go && !i_chit && !i_hz_rd && req_s_ready;
+    assign k_rm2   = c_rp && c_go && c_nwq && !i_chit && !i_hz_rd && req_s_ready;
+    assign k_rh1   = c_rp && !c_go && i_chit;
+    assign k_rh2   = c_rp && c_go && c_nwq && i_chit;
+    assign k_rmd   = (BUF_EN == 0) && c_wok && i_p0 && !i_hz_rd && req_s_ready;
+    assign k_lst   = ({{(NCW - JW){1'b0}}, i_line} == e_nll - NCW'(1));     // the entry's last line
+
+    wire f_coh     = k_coh;
+    wire f_hbm_rd  = k_hit && hrd_ok;
+    wire f_fwd     = k_fwd && wq_ok_i;
+    wire f_memrd   = k_mem;
+    wire f_cohwr   = k_cohwr;
+    wire f_skip    = k_skip;
+    wire f_wbins   = k_in1 || (k_in2 && wq_ok_i);
+    wire f_wbco    = k_co1 || (k_co2 && wq_ok_i);
+    wire f_wq      = (k_fwd || k_in2 || k_co2) && wq_ok_i;        // the issue stage writes HBM
+    wire f_direct  = k_dir;
+    wire f_rmw_mem = k_rm1 || k_rmd || (k_rm2 && !wq_ok_i);
+    wire f_rmw_hbm = (k_rh1 || (k_rh2 && !wq_ok_i)) && hrd_ok;
+    wire f_fire    = k_coh || k_mem || k_cohwr || k_skip || k_in1 || k_co1 || k_dir ||
+                     (k_hit && hrd_ok) || ((k_fwd || k_in2 || k_co2) && wq_ok_i);
+    // the line's kind (debug): the rule the head line is under
+    wire [2:0] f_kind = !e_wr ? (i_lcoh ? K_COH : (i_chit ? K_HIT : (i_wmatch ? K_FWD : K_MEMRD))) :
+                        (i_lcoh ? K_COHWR :
+                         ((BUF_EN != 0) && !(i_ph && (rmw_wait || rmw_nxm)) ?
+                              (i_chit ? K_WBWR_HIT : K_WBWR) : K_WR));
     wire f_rmw  = f_rmw_mem || f_rmw_hbm;
     wire f_cxl  = f_memrd || f_coh || f_rmw_mem || f_cohwr || f_direct;  // a CXL op of line i_ls
-    wire i_last = f_fire && ({{(NCW - JW){1'b0}}, i_line} == e_nll - NCW'(1));
+    wire i_last = f_fire && k_lst;
     assign q_pop = i_last;
+    assign tw_i    = f_wq;                                  // the issue stage writes the tag of i_la
+    assign wb_new  = f_wbins;
+    assign wb_ins  = {WBS{f_wbins}} & wb_ff;                // an insert takes the lowest free entry
+    // a buffered write of the fill's line without an HBM update (k_in1 / k_co1: c_nwq low)
+    (* keep *) wire fl_hl;
+    assign fl_hl   = (fl_la == i_la);
+    assign fl_kill = fl_v && (k_in1 || k_co1) && fl_hl;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -376,9 +553,9 @@ module xb_lane #(
                               s2m_drs_hdr[CXL_S2M_DRS_POISON_LSB];
     wire           drs_rmw  = rmw_wait && !rmw_hbm && (drs_ls == rmw_ls);
     // a read-miss line is filled as it arrives (the read of a RMW is not); a full HBM write queue
-    // holds that DRS back, every other DRS (unknown tags included) is taken at once
+    // holds every DRS back (its ready is the queue's room, whatever the header says)
     wire           drs_fw   = (BUF_EN != 0) && drs_kn && !drs_bad && !drs_rmw;
-    assign         s2m_drs_ready = !drs_fw || wq_in_ready;
+    assign         s2m_drs_ready = (BUF_EN == 0) || wq_in_ready;
     wire           drs_fire = s2m_drs_valid && s2m_drs_ready;
     assign         drs_fill = s2m_drs_valid && drs_fw;
     wire           drs_ok   = drs_fire && drs_kn;
@@ -408,7 +585,7 @@ module xb_lane #(
     // GO-Err for a coherent read: the read is answered with an error (its data may never come)
     wire           hr_rderr = !cw_hit && ({1'b0, hr_cq} < 13'(NLINE)) && ls_rd[hr_ls] && ls_coh[hr_ls] &&
                               hr_op == CXL_H2D_RSP_OP_GO && hr_data[3:0] == CXL_GO_STATE_ERR;
-    assign         h2d_rsp_ready = !hr_pull || dd_s_ready;
+    assign         h2d_rsp_ready = dd_s_ready;       // (a GO_WritePull's data needs the D2H Data output)
     wire           hr_fire  = h2d_rsp_valid && h2d_rsp_ready;
     wire           dd_push  = hr_fire && hr_pull;
     wire           hr_done  = hr_fire && (cw_hit || hr_rderr);
@@ -419,6 +596,10 @@ module xb_lane #(
     wire [WW-1:0]  nd_s     = nd_wbo[WW-1:0];
     wire           nd_wb    = (BUF_EN != 0) && (nd_wbo < 16'(WBS)) &&
                               (wb_st[nd_s] == WB_FLY || wb_st[nd_s] == WB_FLYP);
+    genvar gn;
+    generate for (gn = 0; gn < WBS; gn = gn + 1) begin : g_nf
+        assign wb_nf[gn] = s2m_ndr_valid && nd_wb && (nd_s == WW'(gn)) && (wb_st[gn] == WB_FLY);
+    end endgenerate
     wire [LSW-1:0] nd_ls    = nd_loc[LSW-1:0];
     wire           nd_dir   = (nd_loc < 16'(NLINE)) && ls_wr[nd_ls];
     assign         s2m_ndr_ready = 1'b1;
@@ -444,55 +625,74 @@ module xb_lane #(
     wire [HZW-1:0] s_hd  = li_hd[HZW-1:0];
     wire [HZW-1:0] s_hr  = li_hr[HZW-1:0];
     wire [HZW-1:0] s_nd  = li_nd[HZW-1:0];
-    wire          rd_inc = f_memrd || f_coh || f_rmw_mem;
-    wire          wr_inc = f_cohwr || f_direct;
+    assign        rd_inc = f_memrd || f_coh || f_rmw_mem;
+    assign        wr_inc = f_cohwr || f_direct;
     wire          d_drs  = drs_ok;
     wire          d_hd   = hd_ok;
     wire          d_hrr  = hr_fire && hr_rderr;
     wire          d_hrw  = hr_fire && cw_hit;
     wire          d_nd   = s2m_ndr_valid && nd_dir;
 
-    // Next counter values: the completions of this cycle (0-3 per counter, known from the
-    // responses) pick among the counter minus 0..3, and the issue stage's increment (late) picks
-    // between that and the counter plus one minus 0..3; every candidate and its nonzero flag come
-    // from the register alone.
-    function automatic [CNW:0] hz_next(input [CNW-1:0] c, input [1:0] dec, input inc);
-        reg [CNW-1:0] a, b;
-        begin
-            case (dec)
-                2'd0:    begin a = c;              b = c + 1'b1;       end
-                2'd1:    begin a = c - 1'b1;       b = c;              end
-                2'd2:    begin a = c - CNW'(2);    b = c - 1'b1;       end
-                default: begin a = c - CNW'(3);    b = c - CNW'(2);    end
-            endcase
-            hz_next = inc ? {b != {CNW{1'b0}}, b} : {a != {CNW{1'b0}}, a};
-        end
-    endfunction
-    reg [CNW:0] hz_rn [0:HZ-1];
-    reg [CNW:0] hz_wn [0:HZ-1];
-    integer hn;
-    always @* begin
-        for (hn = 0; hn < HZ; hn = hn + 1) begin
-            hz_rn[hn] = hz_next(hz_rd[hn], 2'(d_drs && s_drs == HZW'(hn)) + 2'(d_hd && s_hd == HZW'(hn))
-                                           + 2'(d_hrr && s_hr == HZW'(hn)), rd_inc && i_hs == HZW'(hn));
-            hz_wn[hn] = hz_next(hz_wr[hn], 2'(d_nd && s_nd == HZW'(hn)) + 2'(d_hrw && s_hr == HZW'(hn)),
-                                wr_inc && i_hs == HZW'(hn));
-        end
-    end
-    integer hs;
+    // The completions count their counters down one cycle after they arrive (their slot's counter
+    // index and the event registered), so a counter's update starts at flip-flops; a line held by a
+    // counter waits one cycle longer, never less.
+    reg            dq_drs, dq_hd, dq_hrr, dq_hrw, dq_nd;
+    reg  [HZW-1:0] sq_drs, sq_hd, sq_hr, sq_nd;
     always @(posedge clk) begin
         if (rst) begin
-            for (hs = 0; hs < HZ; hs = hs + 1) begin
-                hz_rd[hs] <= {CNW{1'b0}}; hz_wr[hs] <= {CNW{1'b0}};
-            end
-            hz_rnz <= {HZ{1'b0}}; hz_wnz <= {HZ{1'b0}};
+            dq_drs <= 1'b0; dq_hd <= 1'b0; dq_hrr <= 1'b0; dq_hrw <= 1'b0; dq_nd <= 1'b0;
         end else begin
-            for (hs = 0; hs < HZ; hs = hs + 1) begin
-                hz_rd[hs] <= hz_rn[hs][CNW-1:0]; hz_rnz[hs] <= hz_rn[hs][CNW];
-                hz_wr[hs] <= hz_wn[hs][CNW-1:0]; hz_wnz[hs] <= hz_wn[hs][CNW];
+            dq_drs <= d_drs; dq_hd <= d_hd; dq_hrr <= d_hrr; dq_hrw <= d_hrw; dq_nd <= d_nd;
+        end
+        sq_drs <= s_drs; sq_hd <= s_hd; sq_hr <= s_hr; sq_nd <= s_nd;
+    end
+    // Next counter values: the registered completions of a counter (0-3, as a one-hot count)
+    // select among the counter minus 0..3 and plus 1 minus 0..3 and their nonzero flags, all formed
+    // from the register (kept nets: an AND-OR select after them); the issue stage's increment,
+    // late, picks between the two results in the last gate.
+    function automatic [3:0] cnt1h(input [2:0] e);     // one-hot number of set bits of e
+        cnt1h = {&e, (e[0] & e[1] & !e[2]) | (e[0] & !e[1] & e[2]) | (!e[0] & e[1] & e[2]),
+                 (e[0] & !e[1] & !e[2]) | (!e[0] & e[1] & !e[2]) | (!e[0] & !e[1] & e[2]), !(|e)};
+    endfunction
+    genvar gh;
+    generate for (gh = 0; gh < HZ; gh = gh + 1) begin : g_hz
+        reg  [CNW-1:0] rd_c, wr_c;             // CXL reads / direct or coherent writes outstanding
+        (* keep *) wire [3:0] rn1, wn1;        // registered completions of the counter, one-hot count
+        assign rn1 = cnt1h({dq_drs && sq_drs == HZW'(gh), dq_hd && sq_hd == HZW'(gh),
+                            dq_hrr && sq_hr == HZW'(gh)});
+        assign wn1 = cnt1h({1'b0, dq_nd && sq_nd == HZW'(gh), dq_hrw && sq_hr == HZW'(gh)});
+        // the counter plus 1, minus 0..3 (index 0..4 = c + 1 - index) and their nonzero flags
+        (* keep *) wire [5*CNW-1:0] rcv, wcv;
+        (* keep *) wire [4:0]       rcz, wcz;
+        genvar gv;
+        for (gv = 0; gv < 5; gv = gv + 1) begin : g_v
+            assign rcv[CNW * gv +: CNW] = rd_c + 1'b1 - CNW'(gv);
+            assign wcv[CNW * gv +: CNW] = wr_c + 1'b1 - CNW'(gv);
+            assign rcz[gv] = (rcv[CNW * gv +: CNW] != {CNW{1'b0}});
+            assign wcz[gv] = (wcv[CNW * gv +: CNW] != {CNW{1'b0}});
+        end
+        // without the increment: c - n (index n + 1); with it: c + 1 - n (index n)
+        (* keep *) wire [CNW:0] ra, rb, wa, wb;   // {nonzero, value}
+        assign ra = {|(rn1 & rcz[4:1]), sel4(rn1, rcv[CNW +: 4 * CNW])};
+        assign rb = {|(rn1 & rcz[3:0]), sel4(rn1, rcv[0 +: 4 * CNW])};
+        assign wa = {|(wn1 & wcz[4:1]), sel4(wn1, wcv[CNW +: 4 * CNW])};
+        assign wb = {|(wn1 & wcz[3:0]), sel4(wn1, wcv[0 +: 4 * CNW])};
+        (* keep *) wire hsel;                     // the head line uses this counter
+        assign hsel = (i_hs == HZW'(gh));
+        wire [CNW-1:0] rn = (rd_inc && hsel) ? rb[CNW-1:0] : ra[CNW-1:0];
+        wire [CNW-1:0] wn = (wr_inc && hsel) ? wb[CNW-1:0] : wa[CNW-1:0];
+        always @(posedge clk) begin
+            if (rst) begin
+                rd_c <= {CNW{1'b0}}; wr_c <= {CNW{1'b0}};
+            end else begin
+                rd_c <= rn; wr_c <= wn;
             end
         end
-    end
+        assign hz_ra[gh] = ra[CNW];
+        assign hz_rb[gh] = rb[CNW];
+        assign hz_wa[gh] = wa[CNW];
+        assign hz_wb[gh] = wb[CNW];
+    end endgenerate
 
     integer li;
     always @(posedge clk) begin
@@ -520,8 +720,8 @@ module xb_lane #(
                     rmw_wait <= 1'b0; rmw_data <= s2m_drs_data; rmw_nxm <= drs_bad;
                 end
             end
-            if (hbm_rsp_v && rmw_wait && rmw_hbm && hbm_rsp_tag == rmw_ls) begin
-                rmw_wait <= 1'b0; rmw_data <= hbm_rsp_data;
+            if (hb_v && rmw_wait && rmw_hbm && hb_tag == rmw_ls) begin
+                rmw_wait <= 1'b0; rmw_data <= hb_data;
             end
             if (hd_ok) ls_rd[hd_ls] <= 1'b0;
             if (hr_fire && hr_rderr) ls_rd[hr_ls] <= 1'b0;
@@ -540,7 +740,7 @@ module xb_lane #(
         for (wn = 0; wn < WBS; wn = wn + 1) begin
             wb_nx = wb_st[wn];
             if (s2m_ndr_valid && nd_wb && nd_s == WW'(wn)) wb_nx = (wb_nx == WB_FLYP) ? WB_PEND : WB_FREE;
-            if (wb_drain && dr_i == WW'(wn)) wb_nx = WB_FLY;
+            if (wb_drain && dr_g[wn]) wb_nx = WB_FLY;
             if ((f_wbins || f_wbco) && wb_uoh[wn])
                 wb_nx = (wb_nx == WB_FLY || wb_nx == WB_FLYP) ? WB_FLYP : WB_PEND;
             wb_nxt[2 * wn +: 2] = wb_nx;
@@ -550,12 +750,10 @@ module xb_lane #(
     always @(posedge clk) begin
         if (rst) begin
             for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= WB_FREE;
-            dr_ptr <= {WW{1'b0}};
         end else begin
             for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= wb_nxt[2 * ws +: 2];
-            if (wb_drain) dr_ptr <= dr_i + 1'b1;
             for (ws = 0; ws < WBS; ws = ws + 1) begin
-                if (f_wbins && wb_uoh[ws]) begin wb_addr[ws] <= i_la; wb_data[ws] <= w_new; end
+                if (wb_ins[ws]) begin wb_addr[ws] <= i_la; wb_data[ws] <= w_new; end
                 if (f_wbco && wb_uoh[ws])  wb_data[ws] <= co_dat;
             end
         end
@@ -570,10 +768,12 @@ module xb_lane #(
     wire           wq_push = drs_fill_go || f_wq;
     wire [45:0]    wq_la_i = drs_fill_go ? la_drs : i_la;
     wire [45:0]    wq_li_i = wq_la_i >> LB;
-    wire [511:0]   wq_d_i  = drs_fill_go ? s2m_drs_data :
-                             (f_fwd ? wb_hdat : (f_wbco ? co_dat : w_new));
+    // the issue stage's line: a forwarded read's, a coalescing write's merge, a new write's line
+    wire [511:0]   wq_d_i  = drs_fill_go ? s2m_drs_data : (!e_wr ? wb_hdat : (i_wmatch ? co_dat : w_new));
     wire           wq_pop;
-    wire           hbm_v   = wq_out_valid || f_hbm_rd || f_rmw_hbm;
+    // a queued write, else the head line's read (hit or read-modify-write); the controller takes it
+    // with its ready (hrd_ok), so the read is offered without waiting for that ready
+    wire           hbm_v   = wq_out_valid || k_hit || k_rh1 || (k_rh2 && !wq_ok_i);
     wire           hbm_we  = wq_out_valid;
     wire [SW-1:0]  hbm_idx = wq_out_valid ? wq_ix_o : i_set;
     assign         wq_pop  = wq_out_valid && hbm_ready;
@@ -609,16 +809,31 @@ module xb_lane #(
         /* verilator lint_on UNUSEDSIGNAL */
     end endgenerate
 
-    // tags change when a line enters the write queue: fills are never dropped and a hit read waits
-    // for the queue, so a lookup after the line's data reached the bridge always sees it
+    // Tags change when the issue stage puts a line into the write queue (a forwarded read's fill,
+    // a write's update) and one cycle after a DRS fill entered it (fl_*: its address registered,
+    // so the lookups follow it by a compare between registers). The issue stage's write of the
+    // same cycle is later in the queue and wins. Fills are never dropped and a hit read waits for
+    // the queue, so a lookup from the second cycle after the line's data reached the bridge sees
+    // it (in the cycle between, the line is a miss). A write of the fill's line in that cycle that
+    // does not update HBM (a miss with WR_ALLOC=0) cancels the fill's tag (fl_kill): HBM would hold
+    // the line older than the write.
     integer cs;
     always @(posedge clk) begin
         if (rst) begin
             for (cs = 0; cs < SETS_L; cs = cs + 1) c_tv[cs] <= 1'b0;
-        end else if (wq_push && wq_in_ready) begin
-            c_tv[wq_li_i[SW-1:0]] <= 1'b1;
-            c_tg[wq_li_i[SW-1:0]] <= wq_la_i;
+            fl_v <= 1'b0;
+        end else begin
+            fl_v <= drs_fill_go;
+            if (fl_v) begin
+                c_tv[fl_set] <= !fl_kill;
+                c_tg[fl_set] <= fl_la;
+            end
+            if (tw_i) begin
+                c_tv[i_set] <= 1'b1;
+                c_tg[i_set] <= i_la;
+            end
         end
+        fl_la <= la_drs;
     end
 
     // ------------------------------------------------------------------ CXL requests
@@ -630,9 +845,9 @@ module xb_lane #(
         q_req[CXL_M2S_REQ_TAG_LSB +: CXL_M2S_REQ_TAG_W]             = 16'(i_ls) + TAG_BASE;
         q_req[CXL_M2S_REQ_ADDR_LSB +: CXL_M2S_REQ_ADDR_W]           = i_la;
     end
-    wire [45:0]  rwd_la  = wb_drain ? wb_addr[dr_i] : i_la;
-    wire [15:0]  rwd_tag = (wb_drain ? WB_TAG0 + 16'(dr_i) : 16'(i_ls)) + TAG_BASE;
-    wire [511:0] rwd_dat = wb_drain ? wb_data[dr_i] : w_new;
+    wire [45:0]  rwd_la  = wb_drain ? dr_la : i_la;
+    wire [15:0]  rwd_tag = wb_drain ? dr_tag : 16'(i_ls) + TAG_BASE;
+    wire [511:0] rwd_dat = wb_drain ? dr_dat : w_new;
     reg [127:0] q_rwd;
     always @* begin
         q_rwd = 128'd0;
@@ -668,13 +883,13 @@ module xb_lane #(
         .out_data({d2h_data_data, d2h_data_hdr}));
 
     // ------------------------------------------------------------------ completions, status
-    wire hbm_rmw = rmw_wait && rmw_hbm && hbm_rsp_tag == rmw_ls;
-    assign cpl_v    = {s2m_ndr_valid && nd_dir, hr_done, hd_ok, hbm_rsp_v && !hbm_rmw,
+    wire hbm_rmw = rmw_wait && rmw_hbm && hb_tag == rmw_ls;
+    assign cpl_v    = {s2m_ndr_valid && nd_dir, hr_done, hd_ok, hb_v && !hbm_rmw,
                        drs_ok && !drs_rmw, f_fire && (f_fwd || f_wbins || f_wbco || f_skip)};
-    assign cpl_ls   = {nd_ls, hr_ls, hd_ls, hbm_rsp_tag, drs_ls, i_ls};
+    assign cpl_ls   = {nd_ls, hr_ls, hd_ls, hb_tag, drs_ls, i_ls};
     assign cpl_err  = {1'b0, hr_err, hd_bad, 1'b0, drs_bad, f_skip};
     assign cpl_dv   = {1'b1, 1'b1, 1'b1, f_fwd};
-    assign cpl_data = {h2d_data_data, hbm_rsp_data, s2m_drs_data, wb_hdat};
+    assign cpl_data = {h2d_data_data, hb_data, s2m_drs_data, wb_hdat};
 
     reg wb_any;
     integer wa;
@@ -684,10 +899,19 @@ module xb_lane #(
     end
     assign wb_empty = !wb_any && hbm_idle && !wq_out_valid;
 
-    assign ev_hit  = f_fire && f_hbm_rd;
-    assign ev_fwd  = f_fire && f_fwd;
-    assign ev_miss = f_fire && f_memrd;
-    assign ev_rmw  = f_rmw;
+    reg ev_hit_q, ev_fwd_q, ev_miss_q, ev_rmw_q;
+    always @(posedge clk) begin
+        if (rst) begin
+            ev_hit_q <= 1'b0; ev_fwd_q <= 1'b0; ev_miss_q <= 1'b0; ev_rmw_q <= 1'b0;
+        end else begin
+            ev_hit_q <= f_fire && f_hbm_rd; ev_fwd_q <= f_fire && f_fwd;
+            ev_miss_q <= f_fire && f_memrd; ev_rmw_q <= f_rmw;
+        end
+    end
+    assign ev_hit  = ev_hit_q;
+    assign ev_fwd  = ev_fwd_q;
+    assign ev_miss = ev_miss_q;
+    assign ev_rmw  = ev_rmw_q;
     assign dbg_line_valid = f_fire;
     assign dbg_line_kind  = f_kind;
     assign dbg_line_seq   = e_seq;
@@ -695,7 +919,7 @@ module xb_lane #(
     // header bits the lane does not interpret
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused_ok = &{1'b0, s2m_ndr_hdr, s2m_drs_hdr, h2d_data_hdr, h2d_rsp_hdr, i_li, la_hd, la_hr,
-                       la_nd, li_drs, li_hd, li_hr, li_nd, wq_la_i, wq_li_i};
+                       la_nd, li_drs, li_hd, li_hr, li_nd, wq_la_i, wq_li_i, dr_gi};
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire
