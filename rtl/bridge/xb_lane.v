@@ -438,14 +438,10 @@ module xb_lane #(
     // one-hot grant from the pointer mask, no index arithmetic). No CXL read of a buffered line can
     // be outstanding: a line enters the buffer only when no read of its slot is, and a read of a
     // buffered line is forwarded.
-    reg  [WBS-1:0] dr_req;
+    reg  [WBS-1:0] dr_req;                              // entries in PEND (registered with wb_st)
     wire [WBS-1:0] dr_g;
     wire [WW-1:0]  dr_gi;
     wire           dr_any;
-    integer dk;
-    always @* begin
-        for (dk = 0; dk < WBS; dk = dk + 1) dr_req[dk] = (wb_st[dk] == WB_PEND);
-    end
     wire wb_drain = (BUF_EN != 0) && dr_any && rwd_s_ready;
     rr_arbiter #(.N(WBS)) u_dr (.clk(clk), .rst(rst), .req(dr_req), .advance(wb_drain), .grant(dr_g),
         .grant_idx(dr_gi), .any(dr_any));
@@ -548,13 +544,25 @@ module xb_lane #(
     // ------------------------------------------------------------------ CXL responses (decode)
     wire [15:0]    drs_loc  = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: 16] - TAG_BASE;   // local tag
     wire [LSW-1:0] drs_ls   = drs_loc[LSW-1:0];
-    wire           drs_kn   = (drs_loc < 16'(NLINE)) && ls_rd[drs_ls] && !ls_coh[drs_ls];
+    // per slot, from registers: a DRS for it is known (a CXL.mem read is out), and it completes the
+    // line (it is not the read of the read-modify-write in progress); the response's slot selects
+    reg  [NLINE-1:0] ls_dk, ls_dc;
+    integer sk;
+    always @* begin
+        for (sk = 0; sk < NLINE; sk = sk + 1) begin
+            ls_dk[sk] = ls_rd[sk] && !ls_coh[sk];
+            ls_dc[sk] = ls_dk[sk] && !(rmw_wait && !rmw_hbm && rmw_ls == LSW'(sk));
+        end
+    end
+    wire           drs_in   = (drs_loc < 16'(NLINE));
+    wire           drs_kn   = drs_in && ls_dk[drs_ls];
+    wire           drs_cp   = drs_in && ls_dc[drs_ls];                 // = drs_kn && !drs_rmw
     wire           drs_bad  = (s2m_drs_hdr[CXL_S2M_DRS_MEMOP_LSB +: 3] == CXL_S2M_DRS_OP_MEMDATA_NXM) ||
                               s2m_drs_hdr[CXL_S2M_DRS_POISON_LSB];
     wire           drs_rmw  = rmw_wait && !rmw_hbm && (drs_ls == rmw_ls);
     // a read-miss line is filled as it arrives (the read of a RMW is not); a full HBM write queue
     // holds every DRS back (its ready is the queue's room, whatever the header says)
-    wire           drs_fw   = (BUF_EN != 0) && drs_kn && !drs_bad && !drs_rmw;
+    wire           drs_fw   = (BUF_EN != 0) && drs_cp && !drs_bad;
     assign         s2m_drs_ready = (BUF_EN == 0) || wq_in_ready;
     wire           drs_fire = s2m_drs_valid && s2m_drs_ready;
     assign         drs_fill = s2m_drs_valid && drs_fw;
@@ -592,14 +600,17 @@ module xb_lane #(
     wire           hr_err   = hr_rderr || (cw_hit && hr_op != CXL_H2D_RSP_OP_GO_WRITEPULL);
 
     wire [15:0]    nd_loc   = s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16] - TAG_BASE;
-    wire [15:0]    nd_wbo   = nd_loc - WB_TAG0;
-    wire [WW-1:0]  nd_s     = nd_wbo[WW-1:0];
-    wire           nd_wb    = (BUF_EN != 0) && (nd_wbo < 16'(WBS)) &&
-                              (wb_st[nd_s] == WB_FLY || wb_st[nd_s] == WB_FLYP);
+    // the write-buffer entry an NDR answers: its tag compared with each entry's (a constant)
+    wire [WBS-1:0] nd_hk;                       // the NDR's tag is entry k's
+    wire [WBS-1:0] nd_fk;                       // ... and entry k's write is in flight
     genvar gn;
     generate for (gn = 0; gn < WBS; gn = gn + 1) begin : g_nf
-        assign wb_nf[gn] = s2m_ndr_valid && nd_wb && (nd_s == WW'(gn)) && (wb_st[gn] == WB_FLY);
+        assign nd_hk[gn] = (BUF_EN != 0) &&
+                           (s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16] == WB_TAG0 + 16'(gn) + TAG_BASE);
+        assign nd_fk[gn] = nd_hk[gn] && (wb_st[gn] == WB_FLY || wb_st[gn] == WB_FLYP);
+        assign wb_nf[gn] = s2m_ndr_valid && nd_hk[gn] && (wb_st[gn] == WB_FLY);
     end endgenerate
+    wire           nd_wb    = |nd_fk;
     wire [LSW-1:0] nd_ls    = nd_loc[LSW-1:0];
     wire           nd_dir   = (nd_loc < 16'(NLINE)) && ls_wr[nd_ls];
     assign         s2m_ndr_ready = 1'b1;
@@ -668,8 +679,9 @@ module xb_lane #(
         for (gv = 0; gv < 5; gv = gv + 1) begin : g_v
             assign rcv[CNW * gv +: CNW] = rd_c + 1'b1 - CNW'(gv);
             assign wcv[CNW * gv +: CNW] = wr_c + 1'b1 - CNW'(gv);
-            assign rcz[gv] = (rcv[CNW * gv +: CNW] != {CNW{1'b0}});
-            assign wcz[gv] = (wcv[CNW * gv +: CNW] != {CNW{1'b0}});
+            // c + 1 - gv != 0, i.e. c != gv - 1 (a compare with a constant, no subtraction)
+            assign rcz[gv] = (rd_c != CNW'(gv - 1));
+            assign wcz[gv] = (wr_c != CNW'(gv - 1));
         end
         // without the increment: c - n (index n + 1); with it: c + 1 - n (index n)
         (* keep *) wire [CNW:0] ra, rb, wa, wb;   // {nonzero, value}
@@ -739,7 +751,7 @@ module xb_lane #(
         wb_nxt = {(2*WBS){1'b0}};
         for (wn = 0; wn < WBS; wn = wn + 1) begin
             wb_nx = wb_st[wn];
-            if (s2m_ndr_valid && nd_wb && nd_s == WW'(wn)) wb_nx = (wb_nx == WB_FLYP) ? WB_PEND : WB_FREE;
+            if (s2m_ndr_valid && nd_fk[wn]) wb_nx = (wb_nx == WB_FLYP) ? WB_PEND : WB_FREE;
             if (wb_drain && dr_g[wn]) wb_nx = WB_FLY;
             if ((f_wbins || f_wbco) && wb_uoh[wn])
                 wb_nx = (wb_nx == WB_FLY || wb_nx == WB_FLYP) ? WB_FLYP : WB_PEND;
@@ -750,8 +762,12 @@ module xb_lane #(
     always @(posedge clk) begin
         if (rst) begin
             for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= WB_FREE;
+            dr_req <= {WBS{1'b0}};
         end else begin
-            for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= wb_nxt[2 * ws +: 2];
+            for (ws = 0; ws < WBS; ws = ws + 1) begin
+                wb_st[ws]  <= wb_nxt[2 * ws +: 2];
+                dr_req[ws] <= (wb_nxt[2 * ws +: 2] == WB_PEND);
+            end
             for (ws = 0; ws < WBS; ws = ws + 1) begin
                 if (wb_ins[ws]) begin wb_addr[ws] <= i_la; wb_data[ws] <= w_new; end
                 if (f_wbco && wb_uoh[ws])  wb_data[ws] <= co_dat;
@@ -885,7 +901,7 @@ module xb_lane #(
     // ------------------------------------------------------------------ completions, status
     wire hbm_rmw = rmw_wait && rmw_hbm && hb_tag == rmw_ls;
     assign cpl_v    = {s2m_ndr_valid && nd_dir, hr_done, hd_ok, hb_v && !hbm_rmw,
-                       drs_ok && !drs_rmw, f_fire && (f_fwd || f_wbins || f_wbco || f_skip)};
+                       drs_fire && drs_cp, f_fire && (f_fwd || f_wbins || f_wbco || f_skip)};
     assign cpl_ls   = {nd_ls, hr_ls, hd_ls, hb_tag, drs_ls, i_ls};
     assign cpl_err  = {1'b0, hr_err, hd_bad, 1'b0, drs_bad, f_skip};
     assign cpl_dv   = {1'b1, 1'b1, 1'b1, f_fwd};
