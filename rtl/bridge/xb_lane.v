@@ -109,7 +109,7 @@ module xb_lane #(
     output wire             ev_fwd,        // a read line was forwarded from the write buffer
     output wire             ev_miss,       // a read line went to CXL.mem
     output wire             ev_rmw,        // a partial write line read its line
-    output wire [2:0]       ev_proto,      // CXL responses dropped this cycle (unknown tag / opcode)
+    output wire [2:0]       ev_proto,      // CXL responses dropped (unknown tag / opcode), registered
     output wire             wb_empty,      // nothing buffered, in flight to HBM or queued for it
     // debug
     output wire             dbg_line_valid,
@@ -199,13 +199,11 @@ module xb_lane #(
 
     wire [15:0]      e_seq  = q_o[0 +: 16];
     wire             e_wr   = q_o[16];
-    wire [NCW-1:0]   e_nll  = q_o[17 +: NCW];
     wire [NLL-1:0]   e_coh  = q_o[O_CO +: NLL];
     wire [4*NLL-1:0] e_mask = q_o[O_MK +: 4 * NLL];
 
     reg  [JW-1:0]  i_line;                 // line of the entry being issued
     reg            i_ph;                   // its read-modify-write read has been issued
-    wire           i_v    = q_lk[q_rp];
     wire [45:0]    i_la   = q_o[O_LA + 46 * i_line +: 46];
     wire [LSW-1:0] i_ls   = q_o[O_LS + LSW * i_line +: LSW];
     wire [45:0]    i_li   = i_la >> LB;    // line index inside the lane
@@ -367,7 +365,6 @@ module xb_lane #(
         if (rst) wb_fq <= 1'b1;
         else     wb_fq <= (|wb_nf) || wb_f2 || ((|wb_fr) && !wb_new);
     end
-    wire           i_wfree  = wb_fq;
     wire [WBS-1:0] wb_uoh   = wb_hit ? wb_hv : wb_ff;   // the entry the line's write uses
     // data of the hit entry (a forward, a coalescing write) and of the used entry
     reg  [511:0]   wb_hdat;
@@ -379,15 +376,12 @@ module xb_lane #(
 
     // hazard counters (line index mod HZ, in g_hz below): CXL reads outstanding, direct /
     // coherent writes outstanding; lines sharing a counter are ordered conservatively. Every
-    // queued line keeps its counters' nonzero flags registered (q_rz, q_wz, see "lookups").
+    // queued line keeps its counters' nonzero flags registered (q_rz, q_wz, see "lookups"); i_hs
+    // is the head line's counter index.
     wire [HZW-1:0] i_hs    = i_li[HZW-1:0];
-    wire           i_hz_rd = q_wz[{q_rp, i_line}];        // a write of its counter is in flight
-    wire           i_rd_out = q_rz[{q_rp, i_line}];       // a CXL read of its counter is
-    wire           i_hz_wr = i_hz_rd || i_rd_out;
 
     // per line slot: what this lane has outstanding on CXL for it
-    reg            ls_rd  [0:NLINE-1];     // a read (MemRd or RdCurr)
-    reg            ls_coh [0:NLINE-1];     // ... on CXL.cache
+    // (reads: ls_dk, ls_dc, ls_cr below)
     reg            ls_wr  [0:NLINE-1];     // a direct MemWr (BUF_EN=0)
     reg [45:0]     ls_la  [0:NLINE-1];     // the line address
 
@@ -469,36 +463,62 @@ module xb_lane #(
     // The rules of the header, written as early terms (k_*: the head line's fields, its registered
     // lookups and hazard flags, and the registered ready of the skid buffers and coherent-write
     // slots) that the late conditions qualify in the last gates: hrd_ok (the HBM controller's
-    // ready) and wq_ok_i (no DRS offered). The early terms are kept nets, so synthesis cannot move
-    // a late condition to the start of their logic.
-    wire c_wok = i_v && e_wr && !i_lcoh && !(i_ph && (rmw_wait || rmw_nxm));  // a write that may go
-    wire c_go  = (BUF_EN != 0) && c_wok && (i_wmatch || (i_wfree && !i_p0 && !i_rd_out));
-    wire c_nwq = i_chit || (WR_ALLOC != 0);        // the buffered write updates HBM
-    wire c_rp  = (BUF_EN != 0) && c_wok && i_p0 && i_wfree;   // else a partial line reads its line
-    (* keep *) wire k_coh, k_hit, k_fwd, k_mem, k_cohwr, k_skip, k_in1, k_in2, k_co1, k_co2;
-    (* keep *) wire k_rm1, k_rm2, k_rh1, k_rh2, k_rmd, k_dir, k_lst;
-    // reads: coherent, cache hit (needs hrd_ok), forward (needs wq_ok_i), CXL.mem
-    assign k_coh   = i_v && !e_wr && i_lcoh && !i_hz_rd && d2h_s_ready;
-    assign k_hit   = i_v && !e_wr && i_chit;
-    assign k_fwd   = i_v && !e_wr && !i_lcoh && !i_chit && i_wmatch;
-    assign k_mem   = i_v && !e_wr && !i_lcoh && !i_chit && !i_wmatch && !i_hz_rd && req_s_ready;
-    // writes: coherent; a failed read-modify-write read (not written); buffered, inserted or
-    // coalesced (2: updates HBM, needs wq_ok_i); direct (BUF_EN=0)
-    assign k_cohwr = i_v && e_wr && i_lcoh && !i_hz_wr && cw_free_any && d2h_s_ready;
-    assign k_skip  = i_v && e_wr && !i_lcoh && i_ph && !rmw_wait && rmw_nxm;
-    assign k_in1   = c_go && !c_nwq && !i_wmatch;
-    assign k_in2   = c_go && c_nwq && !i_wmatch;
-    assign k_co1   = c_go && !c_nwq && i_wmatch;
-    assign k_co2   = c_go && c_nwq && i_wmatch;
-    assign k_dir   = (BUF_EN == 0) && c_wok && !i_p0 && !i_hz_wr && rwd_s_ready;
-    // the read of a partial line when the write does not go: from CXL.mem (2: only because the
-    // write queue is not free this cycle) or the cache (needs hrd_ok); BUF_EN=0 always from CXL.mem
-    assign k_rm1   = c_rp && !c_go && !i_chit && !i_hz_rd && req_s_ready;
-    assign k_rm2   = c_rp && c_go && c_nwq && !i_chit && !i_hz_rd && req_s_ready;
-    assign k_rh1   = c_rp && !c_go && i_chit;
-    assign k_rh2   = c_rp && c_go && c_nwq && i_chit;
-    assign k_rmd   = (BUF_EN == 0) && c_wok && i_p0 && !i_hz_rd && req_s_ready;
-    assign k_lst   = ({{(NCW - JW){1'b0}}, i_line} == e_nll - NCW'(1));     // the entry's last line
+    // ready) and wq_ok_i (no DRS offered).
+    // The early terms are formed for every queued line as if it were the head line (its slot's
+    // fields, its registered lookups, the head-only registers) and the head line's picked from them
+    // (kv: NK terms per line, kept; the pick is a select by q_rp and i_line), so the select is the
+    // last step before the late conditions.
+    localparam integer NK = 17;
+    wire [LQ_DEPTH*NLL*NK-1:0] kv;
+    genvar gks, gkj;
+    generate for (gks = 0; gks < LQ_DEPTH; gks = gks + 1) begin : g_ks
+        for (gkj = 0; gkj < NLL; gkj = gkj + 1) begin : g_kj
+            localparam integer L = NLL * gks + gkj;
+            wire l_v   = q_lk[gks];                        // the slot's lookups are made
+            wire l_wr  = q_mem[gks][16];
+            wire l_coh = q_mem[gks][O_CO + gkj];
+            wire l_cm  = (BUF_EN != 0) && !l_coh && q_cm[L];     // cache hit
+            wire l_wm  = (BUF_EN != 0) && q_wm[L];               // in the write buffer
+            wire l_wz  = q_wz[L];                          // a write of its counter is in flight
+            wire l_rz  = q_rz[L];                          // a CXL read of its counter is
+            wire l_p0  = l_wr && q_pt[L] && !i_ph;         // partial write line, nothing read yet
+            wire l_wok = l_v && l_wr && !l_coh && !(i_ph && (rmw_wait || rmw_nxm));   // may go
+            wire l_go  = (BUF_EN != 0) && l_wok && (l_wm || (wb_fq && !l_p0 && !l_rz));
+            wire l_nwq = l_cm || (WR_ALLOC != 0);          // the buffered write updates HBM
+            wire l_rp  = (BUF_EN != 0) && l_wok && l_p0 && wb_fq;   // else it reads its line
+            wire [NCW-1:0] l_nll = q_mem[gks][17 +: NCW];
+            (* keep *) wire [NK-1:0] k;
+            // reads: coherent, cache hit (needs hrd_ok), forward (needs wq_ok_i), CXL.mem
+            assign k[0]  = l_v && !l_wr && l_coh && !l_wz && d2h_s_ready;
+            assign k[1]  = l_v && !l_wr && l_cm;
+            assign k[2]  = l_v && !l_wr && !l_coh && !l_cm && l_wm;
+            assign k[3]  = l_v && !l_wr && !l_coh && !l_cm && !l_wm && !l_wz && req_s_ready;
+            // writes: coherent; a failed read-modify-write read (not written); buffered, inserted
+            // or coalesced (7, 9: update HBM, need wq_ok_i); direct (BUF_EN=0)
+            assign k[4]  = l_v && l_wr && l_coh && !(l_wz || l_rz) && cw_free_any && d2h_s_ready;
+            assign k[5]  = l_v && l_wr && !l_coh && i_ph && !rmw_wait && rmw_nxm;
+            assign k[6]  = l_go && !l_nwq && !l_wm;
+            assign k[7]  = l_go && l_nwq && !l_wm;
+            assign k[8]  = l_go && !l_nwq && l_wm;
+            assign k[9]  = l_go && l_nwq && l_wm;
+            assign k[10] = (BUF_EN == 0) && l_wok && !l_p0 && !(l_wz || l_rz) && rwd_s_ready;
+            // the read of a partial line when the write does not go: from CXL.mem (12: only
+            // because the write queue is not free this cycle) or the cache (13, 14: need hrd_ok);
+            // BUF_EN=0 always from CXL.mem
+            assign k[11] = l_rp && !l_go && !l_cm && !l_wz && req_s_ready;
+            assign k[12] = l_rp && l_go && l_nwq && !l_cm && !l_wz && req_s_ready;
+            assign k[13] = l_rp && !l_go && l_cm;
+            assign k[14] = l_rp && l_go && l_nwq && l_cm;
+            assign k[15] = (BUF_EN == 0) && l_wok && l_p0 && !l_wz && req_s_ready;
+            assign k[16] = ({{(NCW - JW){1'b0}}, JW'(gkj)} == l_nll - NCW'(1));     // its last line
+            assign kv[NK * L +: NK] = k;
+        end
+    end endgenerate
+    wire [NK-1:0] kh = kv[NK * {q_rp, i_line} +: NK];   // the head line's
+    wire k_coh = kh[0], k_hit = kh[1], k_fwd = kh[2], k_mem = kh[3], k_cohwr = kh[4], k_skip = kh[5];
+    wire k_in1 = kh[6], k_in2 = kh[7], k_co1 = kh[8], k_co2 = kh[9], k_dir = kh[10];
+    wire k_rm1 = kh[11], k_rm2 = kh[12], k_rh1 = kh[13], k_rh2 = kh[14], k_rmd = kh[15];
+    wire k_lst = kh[16];                                // the entry's last line
 
     wire f_coh     = k_coh;
     wire f_hbm_rd  = k_hit && hrd_ok;
@@ -526,7 +546,7 @@ module xb_lane #(
     assign tw_i    = f_wq;                                  // the issue stage writes the tag of i_la
     assign wb_new  = f_wbins;
     assign wb_ins  = {WBS{f_wbins}} & wb_ff;                // an insert takes the lowest free entry
-    // a buffered write of the fill's line without an HBM update (k_in1 / k_co1: c_nwq low)
+    // a buffered write of the fill's line without an HBM update (k_in1 / k_co1)
     (* keep *) wire fl_hl;
     assign fl_hl   = (fl_la == i_la);
     assign fl_kill = fl_v && (k_in1 || k_co1) && fl_hl;
@@ -544,16 +564,10 @@ module xb_lane #(
     // ------------------------------------------------------------------ CXL responses (decode)
     wire [15:0]    drs_loc  = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: 16] - TAG_BASE;   // local tag
     wire [LSW-1:0] drs_ls   = drs_loc[LSW-1:0];
-    // per slot, from registers: a DRS for it is known (a CXL.mem read is out), and it completes the
-    // line (it is not the read of the read-modify-write in progress); the response's slot selects
+    // per slot, registered: a DRS for it is known (ls_dk: a CXL.mem read is out, = ls_rd && !ls_coh)
+    // and it completes the line (ls_dc: ... and it is not the read of the read-modify-write in
+    // progress); the response's slot selects them
     reg  [NLINE-1:0] ls_dk, ls_dc;
-    integer sk;
-    always @* begin
-        for (sk = 0; sk < NLINE; sk = sk + 1) begin
-            ls_dk[sk] = ls_rd[sk] && !ls_coh[sk];
-            ls_dc[sk] = ls_dk[sk] && !(rmw_wait && !rmw_hbm && rmw_ls == LSW'(sk));
-        end
-    end
     wire           drs_in   = (drs_loc < 16'(NLINE));
     wire           drs_kn   = drs_in && ls_dk[drs_ls];
     wire           drs_cp   = drs_in && ls_dc[drs_ls];                 // = drs_kn && !drs_rmw
@@ -570,7 +584,9 @@ module xb_lane #(
 
     wire [11:0]    hd_cq    = h2d_data_hdr[CXL_H2D_DH_CQID_LSB +: 12];
     wire [LSW-1:0] hd_ls    = hd_cq[LSW-1:0];
-    wire           hd_ok    = h2d_data_valid && ({1'b0, hd_cq} < 13'(NLINE)) && ls_rd[hd_ls] && ls_coh[hd_ls];
+    // (ls_cr, registered per slot: a coherent read is out, = ls_rd && ls_coh)
+    reg  [NLINE-1:0] ls_cr;
+    wire           hd_ok    = h2d_data_valid && ({1'b0, hd_cq} < 13'(NLINE)) && ls_cr[hd_ls];
     wire           hd_bad   = h2d_data_hdr[CXL_H2D_DH_GOERR_LSB] || h2d_data_hdr[CXL_H2D_DH_POISON_LSB];
     assign         h2d_data_ready = 1'b1;
 
@@ -591,7 +607,7 @@ module xb_lane #(
     wire           hr_pull  = cw_hit && (hr_op == CXL_H2D_RSP_OP_GO_WRITEPULL ||
                                          hr_op == CXL_H2D_RSP_OP_GO_ERR_WRITEPULL);
     // GO-Err for a coherent read: the read is answered with an error (its data may never come)
-    wire           hr_rderr = !cw_hit && ({1'b0, hr_cq} < 13'(NLINE)) && ls_rd[hr_ls] && ls_coh[hr_ls] &&
+    wire           hr_rderr = !cw_hit && ({1'b0, hr_cq} < 13'(NLINE)) && ls_cr[hr_ls] &&
                               hr_op == CXL_H2D_RSP_OP_GO && hr_data[3:0] == CXL_GO_STATE_ERR;
     assign         h2d_rsp_ready = dd_s_ready;       // (a GO_WritePull's data needs the D2H Data output)
     wire           hr_fire  = h2d_rsp_valid && h2d_rsp_ready;
@@ -621,7 +637,13 @@ module xb_lane #(
     wire p_ndr = s2m_ndr_valid && !nd_wb && !nd_dir;
     wire p_hd  = h2d_data_valid && !hd_ok;
     wire p_hr  = hr_fire && !(hr_pull || hr_rderr);
-    assign ev_proto = 3'(p_drs) + 3'(p_ndr) + 3'(p_hd) + 3'(p_hr);
+    // registered, counted from the registers (the core adds the lanes' counts to its statistic)
+    reg [3:0] p_q;
+    always @(posedge clk) begin
+        if (rst) p_q <= 4'd0;
+        else     p_q <= {p_hr, p_hd, p_ndr, p_drs};
+    end
+    assign ev_proto = 3'(p_q[0]) + 3'(p_q[1]) + 3'(p_q[2]) + 3'(p_q[3]);
 
     // hazard slot of each completing CXL op
     wire [45:0]   la_drs = ls_la[drs_ls];
@@ -706,20 +728,36 @@ module xb_lane #(
         assign hz_wb[gh] = wb[CNW];
     end endgenerate
 
+    // the head line's slot and the responses' slots, one-hot (kept: the issue decision and the
+    // responses' checks, late, meet them in the last gates)
+    (* keep *) wire [NLINE-1:0] i_dec, drs_dec, hd_dec, hr_dec, nd_dec;
+    assign i_dec   = {{(NLINE - 1){1'b0}}, 1'b1} << i_ls;
+    assign drs_dec = {{(NLINE - 1){1'b0}}, 1'b1} << drs_ls;
+    assign hd_dec  = {{(NLINE - 1){1'b0}}, 1'b1} << hd_ls;
+    assign hr_dec  = {{(NLINE - 1){1'b0}}, 1'b1} << hr_ls;
+    assign nd_dec  = {{(NLINE - 1){1'b0}}, 1'b1} << nd_ls;
     integer li;
     always @(posedge clk) begin
         if (rst) begin
             for (li = 0; li < NLINE; li = li + 1) begin
-                ls_rd[li] <= 1'b0; ls_coh[li] <= 1'b0; ls_wr[li] <= 1'b0;
+                ls_wr[li] <= 1'b0;
             end
+            ls_dk <= {NLINE{1'b0}}; ls_dc <= {NLINE{1'b0}}; ls_cr <= {NLINE{1'b0}};
             for (li = 0; li < CW_DEPTH; li = li + 1) cw_v[li] <= 1'b0;
             rmw_wait <= 1'b0; rmw_hbm <= 1'b0; rmw_nxm <= 1'b0;
         end else begin
-            if (f_cxl) ls_la[i_ls] <= i_la;
-            if (f_memrd || f_rmw_mem || f_coh) begin
-                ls_rd[i_ls] <= 1'b1; ls_coh[i_ls] <= f_coh;
+            for (li = 0; li < NLINE; li = li + 1) begin
+                if (f_cxl && i_dec[li]) ls_la[li] <= i_la;
+                if (rd_inc && i_dec[li]) begin       // rd_inc: f_memrd || f_rmw_mem || f_coh
+                    ls_dk[li] <= !f_coh; ls_dc[li] <= f_memrd; ls_cr[li] <= f_coh;
+                end
+                if (f_direct && i_dec[li]) ls_wr[li] <= 1'b1;
+                // completions (a slot has one outstanding operation: no clash with the issue)
+                if (drs_ok && drs_dec[li]) begin ls_dk[li] <= 1'b0; ls_dc[li] <= 1'b0; end
+                if (hd_ok && hd_dec[li]) ls_cr[li] <= 1'b0;
+                if (hr_fire && hr_rderr && hr_dec[li]) ls_cr[li] <= 1'b0;
+                if (d_nd && nd_dec[li]) ls_wr[li] <= 1'b0;
             end
-            if (f_direct) ls_wr[i_ls] <= 1'b1;
             if (f_cohwr) begin
                 cw_v[cw_fi] <= 1'b1; cw_ls[cw_fi] <= i_ls; cw_d[cw_fi] <= i_ld;
             end
@@ -727,7 +765,6 @@ module xb_lane #(
                 rmw_wait <= 1'b1; rmw_hbm <= f_rmw_hbm; rmw_nxm <= 1'b0; rmw_ls <= i_ls;
             end
             if (drs_ok) begin
-                ls_rd[drs_ls] <= 1'b0;
                 if (drs_rmw) begin
                     rmw_wait <= 1'b0; rmw_data <= s2m_drs_data; rmw_nxm <= drs_bad;
                 end
@@ -735,10 +772,7 @@ module xb_lane #(
             if (hb_v && rmw_wait && rmw_hbm && hb_tag == rmw_ls) begin
                 rmw_wait <= 1'b0; rmw_data <= hb_data;
             end
-            if (hd_ok) ls_rd[hd_ls] <= 1'b0;
-            if (hr_fire && hr_rderr) ls_rd[hr_ls] <= 1'b0;
             if (hr_fire && cw_hit) cw_v[cw_i] <= 1'b0;
-            if (d_nd) ls_wr[nd_ls] <= 1'b0;
         end
     end
 

@@ -689,10 +689,12 @@ module xbridge_core #(
     generate for (gsl = 0; gsl < NLINE; gsl = gsl + 1) begin : g_ls
         reg          done, err;
         reg  [511:0] dat;
-        wire [6*LANES-1:0] hit;            // completion events naming this slot
-        wire [4*LANES-1:0] wd;             // ... with data
+        (* keep *) wire [6*LANES-1:0] hit; // completion events naming this slot
+        (* keep *) wire [4*LANES-1:0] wd;  // ... with data
+        (* keep *) wire [6*LANES-1:0] dec; // events whose slot this is (valid or not)
         for (gse = 0; gse < 6 * LANES; gse = gse + 1) begin : g_e
-            assign hit[gse] = cp_v[gse] && (cp_ls[LSW * gse +: LSW] == LSW'(gsl));
+            assign dec[gse] = (cp_ls[LSW * gse +: LSW] == LSW'(gsl));
+            assign hit[gse] = cp_v[gse] && dec[gse];
             if (gse % 6 < 4) begin : g_d
                 assign wd[4 * (gse / 6) + gse % 6] = hit[gse] && cp_dv[4 * (gse / 6) + gse % 6];
             end
@@ -778,8 +780,9 @@ module xbridge_core #(
     end
 
     // ------------------------------------------------------------------ statistics / debug
-    // The lanes' dropped-response counts are registered before they are summed and added:
-    // stat_proto_err counts a dropped response one cycle after the cycle it arrived in.
+    // The lanes' dropped-response counts (formed from registered flags in the lanes) are
+    // registered again before they are summed and added: stat_proto_err counts a dropped response
+    // two cycles after the cycle it arrived in.
     reg [2:0] n_hit, n_fwd, n_miss, n_rmw;
     reg [3:0] n_proto;
     reg [3*LANES-1:0] ev_proto_q;
