@@ -180,9 +180,8 @@ module xb_lane #(
     endfunction
 
     // ------------------------------------------------------------------ request queue, current line
-    // LQ_DEPTH entries in a circular buffer, the head at q_rp. q_lk: the slot's lookups are made
-    // (from the entry's second cycle in the queue until it leaves); the issue stage takes the head
-    // only then.
+    // LQ_DEPTH entries in a circular buffer, the head at q_rp; q_lk: the slot holds an entry (its
+    // lookups are made in the cycle it is pushed, see "lookups").
     localparam integer QA = (LQ_DEPTH > 1) ? $clog2(LQ_DEPTH) : 1;
     localparam integer QC = $clog2(LQ_DEPTH + 1);
     localparam [QA-1:0] Q_LAST = QA'(LQ_DEPTH - 1);
@@ -190,8 +189,6 @@ module xb_lane #(
     reg  [QA-1:0]       q_wp, q_rp;
     reg  [QC-1:0]       q_cnt;
     reg  [LQ_DEPTH-1:0] q_lk;
-    reg                 fr_v;                  // an entry was pushed in the previous cycle ...
-    reg  [QA-1:0]       fr_s;                  // ... into this slot: its lookups are made now
     wire                q_pop;
     wire                q_push = q_valid && q_ready;
     assign              q_ready = (q_cnt != QC'(LQ_DEPTH));
@@ -240,17 +237,17 @@ module xb_lane #(
     // Per queued line (slot s, line j, bit NLL*s + j): q_cm, the hot-line cache holds the line;
     // q_am (bits WBS*(NLL*s + j) + k), write-buffer entry k holds its address; q_wm, an entry in
     // use holds it; q_rz / q_wz, its read / write hazard counter is nonzero; q_pt, it is a partial
-    // line (from the push). A fresh entry's cache and address lookups are read from the tags and
-    // the write-buffer addresses; in that cycle and every later one each follows the cycle's
-    // changes: an insert into entry k sets q_am of k to "the head line is this line"; a tag write
-    // of set x sets q_cm of the lines of set x to "the written line is this line" (the issue
-    // stage's write after a fill's); q_wm is the OR of the entries in use after the cycle
-    // (insert, NDR) holding it; q_rz / q_wz are the counter's nonzero flag after the cycle, picked
-    // from the flags without and with the increment. These compares are between registers (the
-    // head line's and the fill's addresses against every queued line's), so none is in series
-    // with the issue decision.
-    // The compares are kept nets: a late change signal (the issue decision) then meets them in the
-    // last gates instead of being merged into a compare's AND tree.
+    // line. An entry's are made in the cycle it is pushed, from the incoming entry (its line
+    // addresses come from registers in the core) against the tags, the write-buffer addresses and
+    // the counters, and in that cycle and every later one each follows the cycle's changes: an
+    // insert into entry k sets q_am of k to "the head line is this line"; a tag write of set x
+    // sets q_cm of the lines of set x to "the written line is this line" (the issue stage's write
+    // after a fill's); q_wm is the OR of the entries in use after the cycle (insert, NDR) holding
+    // it; q_rz / q_wz are the counter's nonzero flag after the cycle, picked from the flags
+    // without and with the increment. The queued lines' compares are between registers (the head
+    // line's and the fill's addresses against every queued line's), so none is in series with the
+    // issue decision; the compares are kept nets, so a late change signal (the issue decision)
+    // meets them in the last gates instead of being merged into a compare's AND tree.
     reg  [LQ_DEPTH*NLL-1:0]     q_cm, q_wm, q_rz, q_wz, q_pt;
     reg  [LQ_DEPTH*NLL*WBS-1:0] q_am;
     wire [LQ_DEPTH*NLL-1:0]     q_cm_n, q_wm_n, q_rz_n, q_wz_n;
@@ -260,69 +257,64 @@ module xb_lane #(
     always @* begin
         for (wl = 0; wl < WBS; wl = wl + 1) wb_lv[wl] = (wb_st[wl] != WB_FREE);
     end
-    // the fresh entry's lookups: its lines' addresses against the tags and the write buffer
-    reg  [NLL-1:0]              f_cm;
-    reg  [NLL*WBS-1:0]          f_am;
-    reg  [45:0]                 fr_la;
-    reg  [SW-1:0]               fr_set;
-    integer qj, qk;
-    always @* begin
-        for (qj = 0; qj < NLL; qj = qj + 1) begin
-            fr_la  = q_mem[fr_s][O_LA + 46 * qj +: 46];
-            fr_set = fr_la[LB +: SW];
-            f_cm[qj] = c_tv[fr_set] && (c_tg[fr_set] == fr_la);
-            for (qk = 0; qk < WBS; qk = qk + 1) f_am[WBS * qj + qk] = (wb_addr[qk] == fr_la);
-        end
-    end
+    // one line's lookups after this cycle's changes, from its address la and the lookups before
+    // the changes (cache hit c0, write-buffer address matches a0); kept nets as above
     genvar gs, gj, gk;
+    // the incoming entry's lines (used for the slot being pushed)
+    wire [NLL-1:0]     n_cm, n_wm, n_rz, n_wz;
+    wire [NLL*WBS-1:0] n_am;
+    generate for (gj = 0; gj < NLL; gj = gj + 1) begin : g_in
+        wire [45:0]    la  = q_data[O_LA + 46 * gj +: 46];
+        wire [SW-1:0]  set = la[LB +: SW];
+        (* keep *) wire c0;                     // the tags hold it
+        (* keep *) wire [WBS-1:0] a0;           // the write-buffer entries holding its address
+        assign c0 = c_tv[set] && (c_tg[set] == la);
+        for (gk = 0; gk < WBS; gk = gk + 1) begin : g_k
+            assign a0[gk] = (wb_addr[gk] == la);
+        end
+        xb_lane_lk #(.WBS(WBS), .SW(SW), .HZ(HZ), .HZW(HZW), .LB(LB)) u_lk (
+            .la(la), .c0(c0), .a0(a0), .i_la(i_la), .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la),
+            .fl_set(fl_set), .fl_v(fl_v), .fl_kill(fl_kill), .tw_i(tw_i), .wb_new(wb_new),
+            .wb_ins(wb_ins), .wb_lv(wb_lv), .wb_nf(wb_nf), .rd_inc(rd_inc), .wr_inc(wr_inc),
+            .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa), .hz_wb(hz_wb),
+            .cm_n(n_cm[gj]), .am_n(n_am[WBS * gj +: WBS]), .wm_n(n_wm[gj]), .rz_n(n_rz[gj]),
+            .wz_n(n_wz[gj]));
+    end endgenerate
+    // the queued lines
     generate for (gs = 0; gs < LQ_DEPTH; gs = gs + 1) begin : g_qs
-        wire fr = fr_v && (fr_s == QA'(gs));
+        wire ps = q_push && (q_wp == QA'(gs));  // this slot takes the incoming entry
         for (gj = 0; gj < NLL; gj = gj + 1) begin : g_qj
-            wire [45:0] la = q_mem[gs][O_LA + 46 * gj +: 46];
-            (* keep *) wire ei;                 // the line is the head line
-            (* keep *) wire ef;                 // ... the fill whose tag is written in this cycle
-            (* keep *) wire si;                 // it is in the head line's set
-            (* keep *) wire sf;                 // ... in the fill's set
-            (* keep *) wire c0;                 // its cache lookup before this cycle's tag writes
-            assign ei = (la == i_la);
-            assign ef = (la == fl_la);
-            assign si = (la[LB +: SW] == i_set);
-            assign sf = (la[LB +: SW] == fl_set);
-            assign c0 = fr ? f_cm[gj] : q_cm[NLL * gs + gj];
-            assign q_cm_n[NLL * gs + gj] = (tw_i && si) ? ei : ((fl_v && sf) ? (ef && !fl_kill) : c0);
-            (* keep *) wire [WBS-1:0] a0;       // the entries holding its address, before an insert
-            assign a0 = fr ? f_am[WBS * gj +: WBS] : q_am[WBS * (NLL * gs + gj) +: WBS];
-            for (gk = 0; gk < WBS; gk = gk + 1) begin : g_qk
-                assign q_am_n[WBS * (NLL * gs + gj) + gk] = wb_ins[gk] ? ei : a0[gk];
-            end
-            (* keep *) wire wmo;                // an entry in use after this cycle's NDR holds it
-            assign wmo = |(a0 & wb_lv & ~wb_nf);
-            assign q_wm_n[NLL * gs + gj] = (wb_new && ei) || wmo;
-            // its hazard counters' nonzero flags after this cycle
-            wire [HZW-1:0] hl = la[LB +: HZW];
-            (* keep *) wire eh;                 // it uses the head line's counters
-            (* keep *) wire [HZ-1:0] hoh;       // its counter index, one-hot
-            (* keep *) wire [3:0] hz4;          // {write with, write without, read with, read without} increment
-            assign eh  = (hl == i_hs);
-            assign hoh = {{(HZ - 1){1'b0}}, 1'b1} << hl;
-            assign hz4 = {|(hoh & hz_wb), |(hoh & hz_wa), |(hoh & hz_rb), |(hoh & hz_ra)};
-            assign q_rz_n[NLL * gs + gj] = (rd_inc && eh) ? hz4[1] : hz4[0];
-            assign q_wz_n[NLL * gs + gj] = (wr_inc && eh) ? hz4[3] : hz4[2];
+            localparam integer L = NLL * gs + gj;
+            wire cm, wm, rz, wz;
+            wire [WBS-1:0] am;
+            xb_lane_lk #(.WBS(WBS), .SW(SW), .HZ(HZ), .HZW(HZW), .LB(LB)) u_lk (
+                .la(q_mem[gs][O_LA + 46 * gj +: 46]), .c0(q_cm[L]), .a0(q_am[WBS * L +: WBS]),
+                .i_la(i_la), .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la),
+                .fl_set(fl_set), .fl_v(fl_v), .fl_kill(fl_kill), .tw_i(tw_i), .wb_new(wb_new),
+                .wb_ins(wb_ins), .wb_lv(wb_lv), .wb_nf(wb_nf), .rd_inc(rd_inc), .wr_inc(wr_inc),
+                .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa), .hz_wb(hz_wb),
+                .cm_n(cm), .am_n(am), .wm_n(wm), .rz_n(rz), .wz_n(wz));
+            assign q_cm_n[L] = ps ? n_cm[gj] : cm;
+            assign q_wm_n[L] = ps ? n_wm[gj] : wm;
+            assign q_rz_n[L] = ps ? n_rz[gj] : rz;
+            assign q_wz_n[L] = ps ? n_wz[gj] : wz;
+            assign q_am_n[WBS * L +: WBS] = ps ? n_am[WBS * gj +: WBS] : am;
         end
     end endgenerate
     integer qp;
     always @(posedge clk) begin
         if (rst) begin
             q_wp <= {QA{1'b0}}; q_rp <= {QA{1'b0}}; q_cnt <= {QC{1'b0}};
-            q_lk <= {LQ_DEPTH{1'b0}}; fr_v <= 1'b0;
+            q_lk <= {LQ_DEPTH{1'b0}};
         end else begin
-            if (q_push) q_wp <= (q_wp == Q_LAST) ? {QA{1'b0}} : q_wp + 1'b1;
+            if (q_push) begin
+                q_wp <= (q_wp == Q_LAST) ? {QA{1'b0}} : q_wp + 1'b1;
+                q_lk[q_wp] <= 1'b1;
+            end
             if (q_pop) begin
                 q_rp <= (q_rp == Q_LAST) ? {QA{1'b0}} : q_rp + 1'b1;
                 q_lk[q_rp] <= 1'b0;
             end
-            if (fr_v) q_lk[fr_s] <= 1'b1;
-            fr_v <= q_push;
             case ({q_push, q_pop})
                 2'b10:   q_cnt <= q_cnt + 1'b1;
                 2'b01:   q_cnt <= q_cnt - 1'b1;
@@ -330,7 +322,7 @@ module xb_lane #(
             endcase
         end
         // storage and lookups need no reset: a slot is read only once its entry was written
-        if (q_push) begin q_mem[q_wp] <= q_data; fr_s <= q_wp; end
+        if (q_push) q_mem[q_wp] <= q_data;
         for (qp = 0; qp < NLL; qp = qp + 1)
             if (q_push) q_pt[NLL * q_wp + qp] <= (q_data[O_MK + 4 * qp +: 4] != 4'hF);
         q_cm <= q_cm_n; q_am <= q_am_n; q_wm <= q_wm_n; q_rz <= q_rz_n; q_wz <= q_wz_n;

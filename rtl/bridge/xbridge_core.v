@@ -362,7 +362,7 @@ module xbridge_core #(
     reg [3:0]   s1_st, s1_op;
     reg [95:0]  s1_hdr;
     reg [2:0]   s1_nl;
-    reg [45:0]  s1_hpa;
+    reg [45:0]  s1_hpa [0:3];  // HPA line address of the request's line k (a table hit's)
     reg [3:0]   s1_coh, s1_pl, s1_tcoh;
     reg [15:0]  s1_mask;
     reg [511:0] s1_line [0:3];
@@ -374,8 +374,20 @@ module xbridge_core #(
     // COH_END (compared at the header beat, carried in s1_tcoh). Both only matter for a request
     // inside the window (S1 status OK), where nothing wraps.
     localparam [63:0] T_HPA_OFF = HPA_BASE - WIN_BASE;
-    wire [45:0] t_hpa;                  // the HPA's line address (a prefix adder: ks_adder)
-    ks_adder #(.WIDTH(46)) u_hpa (.a(s1_addr[51:6]), .b(T_HPA_OFF[51:6]), .sum(t_hpa));
+    // the HPA line address of line k, one prefix adder (ks_adder) per line with the constant
+    // difference + k, so the lanes get every line's address from a register
+    wire [46*4-1:0] t_la;
+    genvar gk;
+    generate for (gk = 0; gk < 4; gk = gk + 1) begin : g_tla
+        ks_adder #(.WIDTH(46)) u_hpa (.a(s1_addr[51:6]), .b(T_HPA_OFF[51:6] + 46'(gk)),
+                                      .sum(t_la[46 * gk +: 46]));
+    end endgenerate
+    wire [45:0] t_hpa   = t_la[45:0];
+    // a table hit's line addresses: the stored first line + k (k < 4: short prefix adders)
+    wire [46*4-1:0] c_la;
+    generate for (gk = 0; gk < 4; gk = gk + 1) begin : g_cla
+        ks_adder #(.WIDTH(46)) u_hpa (.a(ht_hpa[c_hti]), .b(46'(gk)), .sum(c_la[46 * gk +: 46]));
+    end endgenerate
     wire [3:0]  t_coh   = s1_tcoh;
     // a partial line in the coherent range cannot be written (no byte enables toward the home)
     wire [3:0]  t_st = (s1_st == ST_OK && s1_wr && |(t_coh & s1_pl)) ? ST_COH_PTL : s1_st;
@@ -384,7 +396,7 @@ module xbridge_core #(
     reg [4:0]   s2_eoh;
     reg [3:0]   s2_st;
     reg [95:0]  s2_hdr;
-    reg [45:0]  s2_hpa;
+    reg [45:0]  s2_hpa [0:3];
     reg [3:0]   s2_coh;
     reg [15:0]  s2_mask;
     reg [511:0] s2_line [0:3];
@@ -430,7 +442,7 @@ module xbridge_core #(
     wire [3:0]  n_st   = s2_v ? s2_st  : s1_st;
     wire [95:0] n_hdr  = s2_v ? s2_hdr : s1_hdr;
     wire        n_wr   = s2_v ? s2_wr  : s1_wr;
-    wire [45:0] n_hpa  = s2_v ? s2_hpa : s1_hpa;
+    wire        n_h0   = s2_v ? s2_hpa[0][0] : s1_hpa[0][0];   // first line address bit 0
     wire [3:0]  n_coh  = s2_v ? s2_coh : s1_coh;
     wire [15:0] n_mask = s2_v ? s2_mask : s1_mask;
     wire        n_dup  = s2_v ? s2_dup : s1_dup;
@@ -458,13 +470,13 @@ module xbridge_core #(
     endfunction
 
     // the request's lines per lane: lane ln takes lines k0, k0 + LANES, ... (k0 = first line whose
-    // address is ln modulo LANES); their addresses n_hpa + k as prefix adders (ks_adder)
+    // address is ln modulo LANES); their addresses from S2's or S1's registers
     wire [46*LANES*NLL-1:0] ln_la;
     genvar gla, glj;
     generate for (gla = 0; gla < LANES; gla = gla + 1) begin : g_la
         for (glj = 0; glj < NLL; glj = glj + 1) begin : g_j
-            wire [1:0] kk = ((LANES == 1) ? 2'd0 : {1'b0, 1'(gla) ^ n_hpa[0]}) + 2'(glj * LANES);
-            ks_adder #(.WIDTH(46)) u_a (.a(n_hpa), .b({44'd0, kk}), .sum(ln_la[46 * (NLL * gla + glj) +: 46]));
+            wire [1:0] kk = ((LANES == 1) ? 2'd0 : {1'b0, 1'(gla) ^ n_h0}) + 2'(glj * LANES);
+            assign ln_la[46 * (NLL * gla + glj) +: 46] = s2_v ? s2_hpa[kk] : s1_hpa[kk];
         end
     end endgenerate
     wire [LANES-1:0]    ln_ready;
@@ -477,7 +489,7 @@ module xbridge_core #(
     always @* begin
         ln_ent = {(QW*LANES){1'b0}};
         for (ln = 0; ln < LANES; ln = ln + 1) begin
-            k0  = (LANES == 1) ? 2'd0 : {1'b0, 1'(ln) ^ n_hpa[0]};
+            k0  = (LANES == 1) ? 2'd0 : {1'b0, 1'(ln) ^ n_h0};
             nll = (e_nl > 3'(k0)) ? NCW'((e_nl - 3'(k0) + 3'(LANES - 1)) >> LB) : {NCW{1'b0}};
             ln_need[ln] = (nll != {NCW{1'b0}});
             ln_ent[QW * ln +: 16]                 = seq_cnt;
@@ -497,9 +509,9 @@ module xbridge_core #(
     reg  rob_free;               // a request entry is free (rob_cnt != NROB), registered
     (* keep *) wire en2, en1;    // S2's request enters; S1's enters (when S2 is empty)
     assign en2 = s2_v && rob_free && room(s2_eoh, l_fr) &&
-                 ((needs(s2_eoh[1:0], s2_hpa[0]) & ~ln_ready) == {LANES{1'b0}});
+                 ((needs(s2_eoh[1:0], s2_hpa[0][0]) & ~ln_ready) == {LANES{1'b0}});
     assign en1 = s1_v && s1_bp && rob_free && room(s1_eoh, l_fr) &&
-                 ((needs(s1_eoh[1:0], s1_hpa[0]) & ~ln_ready) == {LANES{1'b0}});
+                 ((needs(s1_eoh[1:0], s1_hpa[0][0]) & ~ln_ready) == {LANES{1'b0}});
     wire enter    = s2_v ? en2 : en1;
     wire s2_to_i  = s2_v && en2;
     wire s1_to_i  = !s2_v && en1;
@@ -519,7 +531,8 @@ module xbridge_core #(
                 s1_enl <= (!p_dup && c_st == ST_OK) ? c_nl : 3'd0;
                 s1_eoh <= 5'd1 << ((!p_dup && c_st == ST_OK) ? c_nl : 3'd0);
                 s1_bp  <= c_hthit || (c_st != ST_OK);
-                s1_hit <= c_hthit; s1_hpa <= ht_hpa[c_hti]; s1_coh <= ht_coh[c_hti];
+                s1_hit <= c_hthit; s1_coh <= ht_coh[c_hti];
+                for (jj = 0; jj < 4; jj = jj + 1) s1_hpa[jj] <= c_la[46 * jj +: 46];
                 s1_mask <= c_mask; s1_pl <= c_pl; s1_tcoh <= p_coh;
                 for (jj = 0; jj < 4; jj = jj + 1) s1_line[jj] <= c_shf[512 * jj +: 512];
             end else if (s1_out) s1_v <= 1'b0;
@@ -528,7 +541,8 @@ module xbridge_core #(
                 s2_st <= t_st; s2_wr <= s1_wr; s2_hdr <= s1_hdr; s2_mask <= s1_mask; s2_dup <= s1_dup;
                 s2_enl <= (!s1_dup && t_st == ST_OK) ? s1_nl : 3'd0;
                 s2_eoh <= 5'd1 << ((!s1_dup && t_st == ST_OK) ? s1_nl : 3'd0);
-                s2_hpa <= t_hpa; s2_coh <= t_coh;
+                s2_coh <= t_coh;
+                for (jj = 0; jj < 4; jj = jj + 1) s2_hpa[jj] <= t_la[46 * jj +: 46];
                 for (jj = 0; jj < 4; jj = jj + 1) s2_line[jj] <= s1_line[jj];
                 if (t_st == ST_OK) begin
                     ht_v[s1_addr[6 +: HW]]   <= 1'b1;
