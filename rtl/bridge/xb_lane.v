@@ -246,8 +246,8 @@ module xb_lane #(
     // it; q_rz / q_wz are the counter's nonzero flag after the cycle, picked from the flags
     // without and with the increment. The queued lines' compares are between registers (the head
     // line's and the fill's addresses against every queued line's), so none is in series with the
-    // issue decision; the compares are kept nets, so a late change signal (the issue decision)
-    // meets them in the last gates instead of being merged into a compare's AND tree.
+    // issue decision; they are a module of their own (xb_lane_lk), so a late change signal (the
+    // issue decision) meets their results in the last gates instead of being merged into them.
     reg  [LQ_DEPTH*NLL-1:0]     q_cm, q_wm, q_rz, q_wz, q_pt;
     reg  [LQ_DEPTH*NLL*WBS-1:0] q_am;
     wire [LQ_DEPTH*NLL-1:0]     q_cm_n, q_wm_n, q_rz_n, q_wz_n;
@@ -257,12 +257,22 @@ module xb_lane #(
     always @* begin
         for (wl = 0; wl < WBS; wl = wl + 1) wb_lv[wl] = (wb_st[wl] != WB_FREE);
     end
-    // one line's lookups after this cycle's changes, from its address la and the lookups before
-    // the changes (cache hit c0, write-buffer address matches a0); kept nets as above
+    // one line's lookups after this cycle's changes, from the compares (xb_lane_lk) and its
+    // lookups before the changes (cache hit c0, write-buffer address matches a0): the late change
+    // signals select in the last gates
+    function automatic [WBS+3:0] lk_next(input c0, input [WBS-1:0] a0, input ei, input si,
+                                         input ef, input fw, input wmo, input eh, input [3:0] hz4);
+        begin
+            lk_next[0] = (tw_i && si) ? ei : (fw ? (ef && !fl_kill) : c0);        // cache hit
+            lk_next[1] = (wb_new && ei) || wmo;                                   // in the buffer
+            lk_next[2] = (rd_inc && eh) ? hz4[1] : hz4[0];                        // read counter
+            lk_next[3] = (wr_inc && eh) ? hz4[3] : hz4[2];                        // write counter
+            lk_next[4 +: WBS] = (wb_ins & {WBS{ei}}) | (~wb_ins & a0);            // address matches
+        end
+    endfunction
     genvar gs, gj, gk;
-    // the incoming entry's lines (used for the slot being pushed)
-    wire [NLL-1:0]     n_cm, n_wm, n_rz, n_wz;
-    wire [NLL*WBS-1:0] n_am;
+    // the incoming entry's lines (for the slot being pushed)
+    wire [NLL*(WBS+4)-1:0] n_lk;
     generate for (gj = 0; gj < NLL; gj = gj + 1) begin : g_in
         wire [45:0]    la  = q_data[O_LA + 46 * gj +: 46];
         wire [SW-1:0]  set = la[LB +: SW];
@@ -272,33 +282,34 @@ module xb_lane #(
         for (gk = 0; gk < WBS; gk = gk + 1) begin : g_k
             assign a0[gk] = (wb_addr[gk] == la);
         end
-        xb_lane_lk #(.WBS(WBS), .SW(SW), .HZ(HZ), .HZW(HZW), .LB(LB)) u_lk (
-            .la(la), .c0(c0), .a0(a0), .i_la(i_la), .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la),
-            .fl_set(fl_set), .fl_v(fl_v), .fl_kill(fl_kill), .tw_i(tw_i), .wb_new(wb_new),
-            .wb_ins(wb_ins), .wb_lv(wb_lv), .wb_nf(wb_nf), .rd_inc(rd_inc), .wr_inc(wr_inc),
+        wire ei, si, ef, fw, wmo, eh;
+        wire [3:0] hz4;
+        xb_lane_lk #(.WBS(WBS), .SW(SW), .HZW(HZW), .HZ(HZ), .LB(LB)) u_lk (
+            .la(la), .a0(a0), .i_la(i_la), .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la),
+            .fl_set(fl_set), .fl_v(fl_v), .wb_lv(wb_lv), .wb_nf(wb_nf),
             .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa), .hz_wb(hz_wb),
-            .cm_n(n_cm[gj]), .am_n(n_am[WBS * gj +: WBS]), .wm_n(n_wm[gj]), .rz_n(n_rz[gj]),
-            .wz_n(n_wz[gj]));
+            .ei(ei), .si(si), .ef(ef), .fw(fw), .wmo(wmo), .eh(eh), .hz4(hz4));
+        assign n_lk[(WBS + 4) * gj +: WBS + 4] = lk_next(c0, a0, ei, si, ef, fw, wmo, eh, hz4);
     end endgenerate
     // the queued lines
     generate for (gs = 0; gs < LQ_DEPTH; gs = gs + 1) begin : g_qs
         wire ps = q_push && (q_wp == QA'(gs));  // this slot takes the incoming entry
         for (gj = 0; gj < NLL; gj = gj + 1) begin : g_qj
             localparam integer L = NLL * gs + gj;
-            wire cm, wm, rz, wz;
-            wire [WBS-1:0] am;
-            xb_lane_lk #(.WBS(WBS), .SW(SW), .HZ(HZ), .HZW(HZW), .LB(LB)) u_lk (
-                .la(q_mem[gs][O_LA + 46 * gj +: 46]), .c0(q_cm[L]), .a0(q_am[WBS * L +: WBS]),
-                .i_la(i_la), .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la),
-                .fl_set(fl_set), .fl_v(fl_v), .fl_kill(fl_kill), .tw_i(tw_i), .wb_new(wb_new),
-                .wb_ins(wb_ins), .wb_lv(wb_lv), .wb_nf(wb_nf), .rd_inc(rd_inc), .wr_inc(wr_inc),
-                .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa), .hz_wb(hz_wb),
-                .cm_n(cm), .am_n(am), .wm_n(wm), .rz_n(rz), .wz_n(wz));
-            assign q_cm_n[L] = ps ? n_cm[gj] : cm;
-            assign q_wm_n[L] = ps ? n_wm[gj] : wm;
-            assign q_rz_n[L] = ps ? n_rz[gj] : rz;
-            assign q_wz_n[L] = ps ? n_wz[gj] : wz;
-            assign q_am_n[WBS * L +: WBS] = ps ? n_am[WBS * gj +: WBS] : am;
+            wire ei, si, ef, fw, wmo, eh;
+            wire [3:0] hz4;
+            xb_lane_lk #(.WBS(WBS), .SW(SW), .HZW(HZW), .HZ(HZ), .LB(LB)) u_lk (
+                .la(q_mem[gs][O_LA + 46 * gj +: 46]), .a0(q_am[WBS * L +: WBS]), .i_la(i_la),
+                .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la), .fl_set(fl_set), .fl_v(fl_v),
+                .wb_lv(wb_lv), .wb_nf(wb_nf), .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa),
+                .hz_wb(hz_wb), .ei(ei), .si(si), .ef(ef), .fw(fw), .wmo(wmo), .eh(eh), .hz4(hz4));
+            wire [WBS+3:0] nx = ps ? n_lk[(WBS + 4) * gj +: WBS + 4] :
+                                     lk_next(q_cm[L], q_am[WBS * L +: WBS], ei, si, ef, fw, wmo, eh, hz4);
+            assign q_cm_n[L] = nx[0];
+            assign q_wm_n[L] = nx[1];
+            assign q_rz_n[L] = nx[2];
+            assign q_wz_n[L] = nx[3];
+            assign q_am_n[WBS * L +: WBS] = nx[4 +: WBS];
         end
     end endgenerate
     integer qp;
