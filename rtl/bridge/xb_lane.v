@@ -22,9 +22,9 @@
 // coherent writes in flight) keep CXL.mem reads and writes of one line in order (M2S Req and RwD
 // are unordered).
 // Timing: the issue stage reads registered lookups. Next to every queued entry the lane keeps, per
-// line, whether the hot-line cache holds it and which write-buffer entries hold its address; they
-// are made in the entry's first cycle in the queue (so an entry issues from its second cycle on)
-// and follow every later change (write-buffer inserts, cache tag writes). A DRS fill's tag is
+// line, its cache hit, write-buffer matches and hazard flags; they are made in the cycle the entry
+// is pushed (so it issues from the cycle after its push) and follow every later change (write-
+// buffer inserts and frees, cache tag writes, hazard counter updates). A DRS fill's tag is
 // written one cycle after its data entered the HBM write queue; HBM read data is registered before
 // it completes a line or a read-modify-write.
 `default_nettype none
