@@ -10,10 +10,13 @@ Policies (parameters of xbridge_core):
   the merged write then follows the write rule.
   Timing rule (what makes hit/miss exact when requests do not overlap): every fill is taken (a full
   HBM write queue back-pressures S2M DRS instead of dropping the fill) and the tag is written when
-  the line enters the HBM write queue, i.e. when its data reaches the bridge, which is before the
-  request's response leaves. A hit read waits until the queue is empty, so it never overtakes a
-  queued write of its set. When requests overlap, which of two fills of one set lands last depends
-  on CXL response order; only the sequential case is checked exactly.
+  the line enters the HBM write queue from the issue stage, or one cycle after a fill from S2M DRS
+  entered it (visible from the second cycle after the data arrived, while the request's response
+  leaves at the earliest in the first), so the next request of a sequential stream, looked up
+  cycles after that response, sees it. A hit read waits until the queue is empty, so it never
+  overtakes a queued write of its set. When requests overlap, which of two fills of one set lands
+  last depends on CXL response order (and a read issued in the cycle after a fill's data
+  arrived misses); only the sequential case is checked exactly.
 * header table: direct-mapped on the request's line address, HT_ENTRIES entries, key = (addr, len,
   opcode); a hit skips the translate/build stages of the conversion pipeline.
 * write buffer: WB_DEPTH posted 64 B writes; the XLink write is acknowledged when all its lines are

@@ -21,6 +21,12 @@
 // always finds the newest data. Hazard counters (line index mod 2*NLINE/LANES: CXL reads; direct /
 // coherent writes in flight) keep CXL.mem reads and writes of one line in order (M2S Req and RwD
 // are unordered).
+// Timing: the issue stage reads registered lookups. Next to every queued entry the lane keeps, per
+// line, its cache hit, write-buffer matches and hazard flags; they are made in the cycle the entry
+// is pushed (so it issues from the cycle after its push) and follow every later change (write-
+// buffer inserts and frees, cache tag writes, hazard counter updates). A DRS fill's tag is
+// written one cycle after its data entered the HBM write queue; HBM read data is registered before
+// it completes a line or a read-modify-write.
 `default_nettype none
 module xb_lane #(
     parameter integer LANE         = 0,     // lane number: owns lines with (line address % LANES) == LANE
@@ -98,12 +104,12 @@ module xb_lane #(
     output wire             h2d_data_ready,
     input  wire [127:0]     h2d_data_hdr,
     input  wire [511:0]     h2d_data_data,
-    // per-cycle events for the core's statistics
+    // events for the core's statistics, registered (one cycle after the issue)
     output wire             ev_hit,        // a read line went to the HBM (cache hit)
     output wire             ev_fwd,        // a read line was forwarded from the write buffer
     output wire             ev_miss,       // a read line went to CXL.mem
     output wire             ev_rmw,        // a partial write line read its line
-    output wire [2:0]       ev_proto,      // CXL responses dropped this cycle (unknown tag / opcode)
+    output wire [2:0]       ev_proto,      // CXL responses dropped (unknown tag / opcode), registered
     output wire             wb_empty,      // nothing buffered, in flight to HBM or queued for it
     // debug
     output wire             dbg_line_valid,
@@ -159,65 +165,209 @@ module xb_lane #(
         end
     endgenerate
 
+    // one of four CNW-bit values by a one-hot select (AND-OR)
+    function automatic [CNW-1:0] sel4(input [3:0] oh, input [4*CNW-1:0] v);
+        integer f;
+        begin
+            sel4 = {CNW{1'b0}};
+            for (f = 0; f < 4; f = f + 1) sel4 = sel4 | (v[CNW * f +: CNW] & {CNW{oh[f]}});
+        end
+    endfunction
+
     // 16 B chunk mask of a line as a 512-bit byte-lane mask
     function automatic [511:0] cmask(input [3:0] m);
         cmask = {{128{m[3]}}, {128{m[2]}}, {128{m[1]}}, {128{m[0]}}};
     endfunction
 
     // ------------------------------------------------------------------ request queue, current line
-    wire          q_ov;
-    wire [QW-1:0] q_o;
-    wire          q_pop;
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [$clog2(LQ_DEPTH+1)-1:0] q_count;
-    /* verilator lint_on UNUSEDSIGNAL */
-    sync_fifo #(.WIDTH(QW), .DEPTH(LQ_DEPTH)) u_q (
-        .clk(clk), .rst(rst), .in_valid(q_valid), .in_ready(q_ready), .in_data(q_data),
-        .out_valid(q_ov), .out_ready(q_pop), .out_data(q_o), .count(q_count));
+    // LQ_DEPTH entries in a circular buffer, the head at q_rp; q_lk: the slot holds an entry (its
+    // lookups are made in the cycle it is pushed, see "lookups").
+    localparam integer QA = (LQ_DEPTH > 1) ? $clog2(LQ_DEPTH) : 1;
+    localparam integer QC = $clog2(LQ_DEPTH + 1);
+    localparam [QA-1:0] Q_LAST = QA'(LQ_DEPTH - 1);
+    reg  [QW-1:0]       q_mem [0:LQ_DEPTH-1];
+    reg  [QA-1:0]       q_wp, q_rp;
+    reg  [QC-1:0]       q_cnt;
+    reg  [LQ_DEPTH-1:0] q_lk;
+    wire                q_pop;
+    wire                q_push = q_valid && q_ready;
+    assign              q_ready = (q_cnt != QC'(LQ_DEPTH));
+    wire [QW-1:0]       q_o = q_mem[q_rp];
 
     wire [15:0]      e_seq  = q_o[0 +: 16];
     wire             e_wr   = q_o[16];
-    wire [NCW-1:0]   e_nll  = q_o[17 +: NCW];
     wire [NLL-1:0]   e_coh  = q_o[O_CO +: NLL];
     wire [4*NLL-1:0] e_mask = q_o[O_MK +: 4 * NLL];
 
     reg  [JW-1:0]  i_line;                 // line of the entry being issued
     reg            i_ph;                   // its read-modify-write read has been issued
-    wire           i_v    = q_ov;
     wire [45:0]    i_la   = q_o[O_LA + 46 * i_line +: 46];
     wire [LSW-1:0] i_ls   = q_o[O_LS + LSW * i_line +: LSW];
     wire [45:0]    i_li   = i_la >> LB;    // line index inside the lane
     wire           i_lcoh = e_coh[i_line];
     wire [3:0]     i_lm   = e_mask[4 * i_line +: 4];
     wire [511:0]   i_ld   = q_o[O_DT + 512 * i_line +: 512];
-    wire           i_part = (i_lm != 4'hF);
+    wire           i_part = q_pt[{q_rp, i_line}];
     wire           i_p0   = e_wr && i_part && !i_ph;   // partial write line, nothing read yet
 
     // ------------------------------------------------------------------ cache tags, write buffer
     reg            c_tv [0:SETS_L-1];
     reg [45:0]     c_tg [0:SETS_L-1];
     wire [SW-1:0]  i_set  = i_li[SW-1:0];
-    wire           i_chit = (BUF_EN != 0) && !i_lcoh && c_tv[i_set] && (c_tg[i_set] == i_la);
-
     reg [1:0]      wb_st   [0:WBS-1];
     reg [45:0]     wb_addr [0:WBS-1];
     reg [511:0]    wb_data [0:WBS-1];
-    // fully associative: the entry holding the line (at most one), else the lowest free entry.
-    // Every entry compares in parallel; the entry used is a one-hot (wb_uoh) and its data an AND-OR
-    // select, so no index is formed after the compares. The lowest free entry depends on the
-    // states only.
-    reg  [WBS-1:0] wb_hv, wb_fr, wb_ff;
+    // changes of this cycle the lookups follow (assigned below): the issue stage's cache tag write
+    // (of the head line, set i_set), the write-buffer entry a new line is inserted into (one-hot),
+    // and the fill whose tag is written in this cycle (fl_v, fl_la: a DRS fill of the previous
+    // cycle) unless the issue stage's write of the same line cancels it (fl_kill)
+    wire           tw_i;
+    wire           wb_new;                 // a new line enters the write buffer ...
+    wire [WBS-1:0] wb_ins;                 // ... into this entry
+    wire [WBS-1:0] wb_nf;                  // an NDR frees this entry (its write is done)
+    wire           rd_inc, wr_inc;         // the head line's read / write counter counts up
+    wire [HZ-1:0]  hz_ra, hz_rb, hz_wa, hz_wb;   // each counter nonzero after this cycle, without /
+                                                 // with the issue's increment (g_hz)
+    reg            fl_v;
+    reg  [45:0]    fl_la;
+    wire [SW-1:0]  fl_set = fl_la[LB +: SW];
+    wire           fl_kill;
+
+    // ------------------------------------------------------------------ lookups
+    // Per queued line (slot s, line j, bit NLL*s + j): q_cm, the hot-line cache holds the line;
+    // q_am (bits WBS*(NLL*s + j) + k), write-buffer entry k holds its address; q_wm, an entry in
+    // use holds it; q_rz / q_wz, its read / write hazard counter is nonzero; q_pt, it is a partial
+    // line. An entry's are made in the cycle it is pushed, from the incoming entry (its line
+    // addresses come from registers in the core) against the tags, the write-buffer addresses and
+    // the counters, and in that cycle and every later one each follows the cycle's changes: an
+    // insert into entry k sets q_am of k to "the head line is this line"; a tag write of set x
+    // sets q_cm of the lines of set x to "the written line is this line" (the issue stage's write
+    // after a fill's); q_wm is the OR of the entries in use after the cycle (insert, NDR) holding
+    // it; q_rz / q_wz are the counter's nonzero flag after the cycle, picked from the flags
+    // without and with the increment. The queued lines' compares are between registers (the head
+    // line's and the fill's addresses against every queued line's), so none is in series with the
+    // issue decision; they are a module of their own (xb_lane_lk), so a late change signal (the
+    // issue decision) meets their results in the last gates instead of being merged into them.
+    reg  [LQ_DEPTH*NLL-1:0]     q_cm, q_wm, q_rz, q_wz, q_pt;
+    reg  [LQ_DEPTH*NLL*WBS-1:0] q_am;
+    wire [LQ_DEPTH*NLL-1:0]     q_cm_n, q_wm_n, q_rz_n, q_wz_n;
+    wire [LQ_DEPTH*NLL*WBS-1:0] q_am_n;
+    reg  [WBS-1:0]              wb_lv;         // write-buffer entry in use
+    integer wl;
+    always @* begin
+        for (wl = 0; wl < WBS; wl = wl + 1) wb_lv[wl] = (wb_st[wl] != WB_FREE);
+    end
+    // one line's lookups after this cycle's changes, from the compares (xb_lane_lk) and its
+    // lookups before the changes (cache hit c0, write-buffer address matches a0): the late change
+    // signals select in the last gates
+    function automatic [WBS+3:0] lk_next(input c0, input [WBS-1:0] a0, input ei, input si,
+                                         input ef, input fw, input wmo, input eh, input [3:0] hz4);
+        begin
+            lk_next[0] = (tw_i && si) ? ei : (fw ? (ef && !fl_kill) : c0);        // cache hit
+            lk_next[1] = (wb_new && ei) || wmo;                                   // in the buffer
+            lk_next[2] = (rd_inc && eh) ? hz4[1] : hz4[0];                        // read counter
+            lk_next[3] = (wr_inc && eh) ? hz4[3] : hz4[2];                        // write counter
+            lk_next[4 +: WBS] = (wb_ins & {WBS{ei}}) | (~wb_ins & a0);            // address matches
+        end
+    endfunction
+    genvar gs, gj, gk;
+    // the incoming entry's lines (for the slot being pushed)
+    wire [NLL*(WBS+4)-1:0] n_lk;
+    generate for (gj = 0; gj < NLL; gj = gj + 1) begin : g_in
+        wire [45:0]    la  = q_data[O_LA + 46 * gj +: 46];
+        wire [SW-1:0]  set = la[LB +: SW];
+        (* keep *) wire c0;                     // the tags hold it
+        (* keep *) wire [WBS-1:0] a0;           // the write-buffer entries holding its address
+        assign c0 = c_tv[set] && (c_tg[set] == la);
+        for (gk = 0; gk < WBS; gk = gk + 1) begin : g_k
+            assign a0[gk] = (wb_addr[gk] == la);
+        end
+        wire ei, si, ef, fw, wmo, eh;
+        wire [3:0] hz4;
+        xb_lane_lk #(.WBS(WBS), .SW(SW), .HZW(HZW), .HZ(HZ), .LB(LB)) u_lk (
+            .la(la), .a0(a0), .i_la(i_la), .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la),
+            .fl_set(fl_set), .fl_v(fl_v), .wb_lv(wb_lv), .wb_nf(wb_nf),
+            .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa), .hz_wb(hz_wb),
+            .ei(ei), .si(si), .ef(ef), .fw(fw), .wmo(wmo), .eh(eh), .hz4(hz4));
+        assign n_lk[(WBS + 4) * gj +: WBS + 4] = lk_next(c0, a0, ei, si, ef, fw, wmo, eh, hz4);
+    end endgenerate
+    // the queued lines
+    generate for (gs = 0; gs < LQ_DEPTH; gs = gs + 1) begin : g_qs
+        wire ps = q_push && (q_wp == QA'(gs));  // this slot takes the incoming entry
+        for (gj = 0; gj < NLL; gj = gj + 1) begin : g_qj
+            localparam integer L = NLL * gs + gj;
+            wire ei, si, ef, fw, wmo, eh;
+            wire [3:0] hz4;
+            xb_lane_lk #(.WBS(WBS), .SW(SW), .HZW(HZW), .HZ(HZ), .LB(LB)) u_lk (
+                .la(q_mem[gs][O_LA + 46 * gj +: 46]), .a0(q_am[WBS * L +: WBS]), .i_la(i_la),
+                .i_set(i_set), .i_hs(i_hs), .fl_la(fl_la), .fl_set(fl_set), .fl_v(fl_v),
+                .wb_lv(wb_lv), .wb_nf(wb_nf), .hz_ra(hz_ra), .hz_rb(hz_rb), .hz_wa(hz_wa),
+                .hz_wb(hz_wb), .ei(ei), .si(si), .ef(ef), .fw(fw), .wmo(wmo), .eh(eh), .hz4(hz4));
+            wire [WBS+3:0] nx = ps ? n_lk[(WBS + 4) * gj +: WBS + 4] :
+                                     lk_next(q_cm[L], q_am[WBS * L +: WBS], ei, si, ef, fw, wmo, eh, hz4);
+            assign q_cm_n[L] = nx[0];
+            assign q_wm_n[L] = nx[1];
+            assign q_rz_n[L] = nx[2];
+            assign q_wz_n[L] = nx[3];
+            assign q_am_n[WBS * L +: WBS] = nx[4 +: WBS];
+        end
+    end endgenerate
+    integer qp;
+    always @(posedge clk) begin
+        if (rst) begin
+            q_wp <= {QA{1'b0}}; q_rp <= {QA{1'b0}}; q_cnt <= {QC{1'b0}};
+            q_lk <= {LQ_DEPTH{1'b0}};
+        end else begin
+            if (q_push) begin
+                q_wp <= (q_wp == Q_LAST) ? {QA{1'b0}} : q_wp + 1'b1;
+                q_lk[q_wp] <= 1'b1;
+            end
+            if (q_pop) begin
+                q_rp <= (q_rp == Q_LAST) ? {QA{1'b0}} : q_rp + 1'b1;
+                q_lk[q_rp] <= 1'b0;
+            end
+            case ({q_push, q_pop})
+                2'b10:   q_cnt <= q_cnt + 1'b1;
+                2'b01:   q_cnt <= q_cnt - 1'b1;
+                default: q_cnt <= q_cnt;
+            endcase
+        end
+        // storage and lookups need no reset: a slot is read only once its entry was written
+        if (q_push) q_mem[q_wp] <= q_data;
+        for (qp = 0; qp < NLL; qp = qp + 1)
+            if (q_push) q_pt[NLL * q_wp + qp] <= (q_data[O_MK + 4 * qp +: 4] != 4'hF);
+        q_cm <= q_cm_n; q_am <= q_am_n; q_wm <= q_wm_n; q_rz <= q_rz_n; q_wz <= q_wz_n;
+    end
+
+    // the head line: cache hit, and the write-buffer entry holding it (at most one) from its
+    // address match and the entry's state, else the lowest free entry (from the states only). The
+    // entry used is a one-hot (wb_uoh) and its data an AND-OR select.
+    wire           i_chit = (BUF_EN != 0) && !i_lcoh && q_cm[{q_rp, i_line}];
+    wire [WBS-1:0] i_am   = q_am[WBS * {q_rp, i_line} +: WBS];
+    reg  [WBS-1:0] wb_fr, wb_ff;
     integer wm;
     always @* begin
-        for (wm = 0; wm < WBS; wm = wm + 1) begin
-            wb_hv[wm] = (wb_st[wm] != WB_FREE) && (wb_addr[wm] == i_la);
-            wb_fr[wm] = (wb_st[wm] == WB_FREE);
-        end
+        for (wm = 0; wm < WBS; wm = wm + 1) wb_fr[wm] = (wb_st[wm] == WB_FREE);
         wb_ff = wb_fr & ~(wb_fr - 1'b1);                // lowest free entry, one-hot
     end
-    wire           wb_hit   = |wb_hv;
+    wire [WBS-1:0] wb_hv    = i_am & wb_lv;                 // the entry holding it (one-hot or 0)
+    wire           wb_hit   = q_wm[{q_rp, i_line}];         // = |wb_hv, registered
     wire           i_wmatch = (BUF_EN != 0) && wb_hit;
-    wire           i_wfree  = |wb_fr;                   // a free entry for a new line
+    // a free entry for a new line, registered: after a cycle some entry is free when an NDR frees
+    // one, or two were free, or one was and no line entered
+    reg            wb_fq;
+    reg  [WBS-1:0] wb_fb;                               // [k]: an entry below k is free
+    integer wf;
+    always @* begin
+        wb_fb[0] = 1'b0;
+        for (wf = 1; wf < WBS; wf = wf + 1) wb_fb[wf] = wb_fb[wf - 1] || wb_fr[wf - 1];
+    end
+    (* keep *) wire wb_f2;                              // at least two entries are free
+    assign wb_f2 = |(wb_fr & wb_fb);
+    always @(posedge clk) begin
+        if (rst) wb_fq <= 1'b1;
+        else     wb_fq <= (|wb_nf) || wb_f2 || ((|wb_fr) && !wb_new);
+    end
     wire [WBS-1:0] wb_uoh   = wb_hit ? wb_hv : wb_ff;   // the entry the line's write uses
     // data of the hit entry (a forward, a coalescing write) and of the used entry
     reg  [511:0]   wb_hdat;
@@ -227,20 +377,14 @@ module xb_lane #(
         for (wd = 0; wd < WBS; wd = wd + 1) wb_hdat = wb_hdat | (wb_data[wd] & {512{wb_hv[wd]}});
     end
 
-    // hazard counters (line index mod HZ): CXL reads outstanding, direct / coherent writes
-    // outstanding; lines sharing a counter are ordered conservatively. Each counter keeps a
-    // registered nonzero flag, so the issue stage reads one bit per counter.
-    reg [CNW-1:0]  hz_rd [0:HZ-1];
-    reg [CNW-1:0]  hz_wr [0:HZ-1];
-    reg [HZ-1:0]   hz_rnz, hz_wnz;                      // hz_rd / hz_wr nonzero
+    // hazard counters (line index mod HZ, in g_hz below): CXL reads outstanding, direct /
+    // coherent writes outstanding; lines sharing a counter are ordered conservatively. Every
+    // queued line keeps its counters' nonzero flags registered (q_rz, q_wz, see "lookups"); i_hs
+    // is the head line's counter index.
     wire [HZW-1:0] i_hs    = i_li[HZW-1:0];
-    wire           i_hz_rd = hz_wnz[i_hs];
-    wire           i_rd_out = hz_rnz[i_hs];
-    wire           i_hz_wr = i_hz_rd || i_rd_out;
 
     // per line slot: what this lane has outstanding on CXL for it
-    reg            ls_rd  [0:NLINE-1];     // a read (MemRd or RdCurr)
-    reg            ls_coh [0:NLINE-1];     // ... on CXL.cache
+    // (reads: ls_dk, ls_dc, ls_cr below)
     reg            ls_wr  [0:NLINE-1];     // a direct MemWr (BUF_EN=0)
     reg [45:0]     ls_la  [0:NLINE-1];     // the line address
 
@@ -268,29 +412,49 @@ module xb_lane #(
     wire           hbm_rsp_v;          // HBM read data, tagged with the line slot
     wire [LSW-1:0] hbm_rsp_tag;
     wire [511:0]   hbm_rsp_data;
+    // HBM read data registered before it completes a line or a read-modify-write (the controller's
+    // completion pick and data select end at its outputs)
+    reg            hb_v;
+    reg [LSW-1:0]  hb_tag;
+    reg [511:0]    hb_data;
+    always @(posedge clk) begin
+        if (rst) hb_v <= 1'b0;
+        else     hb_v <= hbm_rsp_v;
+        hb_tag  <= hbm_rsp_tag;
+        hb_data <= hbm_rsp_data;
+    end
     wire           hbm_idle;
     wire wq_in_ready, wq_out_valid;
     wire drs_fill;
-    wire wq_ok_i = (BUF_EN != 0) && wq_in_ready && !drs_fill;   // the issue stage may use the queue
+    // the issue stage may use the write queue when no DRS is offered: a DRS fill has the queue
+    // first (its ready is the queue's room alone), and the issue stage does not wait for its header
+    wire wq_ok_i = (BUF_EN != 0) && wq_in_ready && !s2m_drs_valid;
     wire hrd_ok  = hbm_ready && !wq_out_valid;                  // an HBM read overtakes no queued write
 
-    // write buffer drain: the first PEND slot at or after the round-robin pointer (no CXL read of a
-    // buffered line can be outstanding: a line enters the buffer only when no read of its slot is,
-    // and a read of a buffered line is forwarded)
-    reg [WW-1:0]  dr_ptr;
-    reg           dr_any;
-    reg [WW-1:0]  dr_i, dr_j;
-    integer dk;
+    // write buffer drain: the first PEND entry at or after the round-robin pointer (rr_arbiter: a
+    // one-hot grant from the pointer mask, no index arithmetic). No CXL read of a buffered line can
+    // be outstanding: a line enters the buffer only when no read of its slot is, and a read of a
+    // buffered line is forwarded.
+    reg  [WBS-1:0] dr_req;                              // entries in PEND (registered with wb_st)
+    wire [WBS-1:0] dr_g;
+    wire [WW-1:0]  dr_gi;
+    wire           dr_any;
+    wire wb_drain = (BUF_EN != 0) && dr_any && rwd_s_ready;
+    rr_arbiter #(.N(WBS)) u_dr (.clk(clk), .rst(rst), .req(dr_req), .advance(wb_drain), .grant(dr_g),
+        .grant_idx(dr_gi), .any(dr_any));
+    // the drained entry's address, data and CXL tag (a constant per entry) as AND-OR selects
+    reg  [45:0]    dr_la;
+    reg  [511:0]   dr_dat;
+    reg  [15:0]    dr_tag;
+    integer dq;
     always @* begin
-        dr_any = 1'b0; dr_i = {WW{1'b0}}; dr_j = {WW{1'b0}};
-        for (dk = WBS - 1; dk >= 0; dk = dk - 1) begin
-            dr_j = dr_ptr + WW'(dk);
-            if (wb_st[dr_j] == WB_PEND) begin
-                dr_any = 1'b1; dr_i = dr_j;
-            end
+        dr_la = 46'd0; dr_dat = 512'd0; dr_tag = 16'd0;
+        for (dq = 0; dq < WBS; dq = dq + 1) begin
+            dr_la  = dr_la  | (wb_addr[dq] & {46{dr_g[dq]}});
+            dr_dat = dr_dat | (wb_data[dq] & {512{dr_g[dq]}});
+            dr_tag = dr_tag | ((WB_TAG0 + 16'(dq) + TAG_BASE) & {16{dr_g[dq]}});
         end
     end
-    wire wb_drain = (BUF_EN != 0) && dr_any && rwd_s_ready;
 
     // write data: phase 1 of a read-modify-write merges the request's chunks into the line read back
     wire [511:0] w_rmw  = (rmw_data & ~cmask(i_lm)) | (i_ld & cmask(i_lm));
@@ -299,64 +463,96 @@ module xb_lane #(
     wire [511:0] co_dat = (wb_hdat & ~cmask(w_mask)) | (w_new & cmask(w_mask));
 
     // ------------------------------------------------------------------ issue decision
-    reg       f_fire, f_memrd, f_coh, f_cohwr, f_hbm_rd, f_fwd, f_wq, f_wbins, f_wbco, f_direct;
-    reg       f_rmw_mem, f_rmw_hbm, f_skip;
-    reg [2:0] f_kind;
-    always @* begin
-        f_fire = 1'b0; f_memrd = 1'b0; f_coh = 1'b0; f_cohwr = 1'b0; f_hbm_rd = 1'b0; f_fwd = 1'b0;
-        f_wq = 1'b0; f_wbins = 1'b0; f_wbco = 1'b0; f_direct = 1'b0;
-        f_rmw_mem = 1'b0; f_rmw_hbm = 1'b0; f_skip = 1'b0;
-        f_kind = K_MEMRD;
-        if (i_v) begin
-            if (!e_wr) begin
-                if (i_lcoh) begin
-                    f_kind = K_COH;
-                    if (!i_hz_rd) begin f_coh = d2h_s_ready; f_fire = d2h_s_ready; end
-                end else if (i_chit) begin
-                    f_kind = K_HIT; f_hbm_rd = hrd_ok; f_fire = hrd_ok;
-                end else if (i_wmatch) begin
-                    // forward, and fill the line (every read miss fills)
-                    f_kind = K_FWD; f_fwd = wq_ok_i; f_wq = wq_ok_i; f_fire = wq_ok_i;
-                end else begin
-                    f_kind = K_MEMRD;
-                    if (!i_hz_rd) begin f_memrd = req_s_ready; f_fire = req_s_ready; end
-                end
-            end else if (i_lcoh) begin
-                // coherent full line: ItoMWr, the data follows on GO_WritePull
-                f_kind = K_COHWR;
-                if (!i_hz_wr && cw_free_any) begin f_cohwr = d2h_s_ready; f_fire = d2h_s_ready; end
-            end else if (i_ph && rmw_wait) begin
-                f_kind = K_WR;                                 // waiting for the line of a RMW
-            end else if (i_ph && rmw_nxm) begin
-                f_kind = K_WR; f_skip = 1'b1; f_fire = 1'b1;   // its read failed: not written
-            end else if (BUF_EN != 0) begin
-                f_kind = i_chit ? K_WBWR_HIT : K_WBWR;
-                // a new line waits while a CXL read of its slot is out: that read's fill must
-                // reach the cache before the write updates it
-                if ((i_wmatch || (i_wfree && !i_p0 && !i_rd_out)) &&
-                    (wq_ok_i || !(i_chit || WR_ALLOC != 0))) begin
-                    f_fire  = 1'b1;
-                    f_wbco  = i_wmatch;
-                    f_wbins = !i_wmatch;
-                    f_wq    = i_chit || (WR_ALLOC != 0);
-                end else if (i_p0 && i_wfree) begin
-                    // partial line not in the write buffer: read it (cache or CXL) first
-                    if (i_chit)        f_rmw_hbm = hrd_ok;
-                    else if (!i_hz_rd) f_rmw_mem = req_s_ready;
-                end
-            end else if (i_p0) begin
-                f_kind = K_WR;
-                if (!i_hz_rd) f_rmw_mem = req_s_ready;
-            end else begin
-                f_kind = K_WR;
-                if (!i_hz_wr) begin f_direct = rwd_s_ready; f_fire = rwd_s_ready; end
-            end
+    // The rules of the header, written as early terms (k_*: the head line's fields, its registered
+    // lookups and hazard flags, and the registered ready of the skid buffers and coherent-write
+    // slots) that the late conditions qualify in the last gates: hrd_ok (the HBM controller's
+    // ready) and wq_ok_i (no DRS offered).
+    // The early terms are formed for every queued line as if it were the head line (its slot's
+    // fields, its registered lookups, the head-only registers) and the head line's picked from them
+    // (kv: NK terms per line, kept; the pick is a select by q_rp and i_line), so the select is the
+    // last step before the late conditions.
+    localparam integer NK = 17;
+    wire [LQ_DEPTH*NLL*NK-1:0] kv;
+    genvar gks, gkj;
+    generate for (gks = 0; gks < LQ_DEPTH; gks = gks + 1) begin : g_ks
+        for (gkj = 0; gkj < NLL; gkj = gkj + 1) begin : g_kj
+            localparam integer L = NLL * gks + gkj;
+            wire l_v   = q_lk[gks];                        // the slot's lookups are made
+            wire l_wr  = q_mem[gks][16];
+            wire l_coh = q_mem[gks][O_CO + gkj];
+            wire l_cm  = (BUF_EN != 0) && !l_coh && q_cm[L];     // cache hit
+            wire l_wm  = (BUF_EN != 0) && q_wm[L];               // in the write buffer
+            wire l_wz  = q_wz[L];                          // a write of its counter is in flight
+            wire l_rz  = q_rz[L];                          // a CXL read of its counter is
+            wire l_p0  = l_wr && q_pt[L] && !i_ph;         // partial write line, nothing read yet
+            wire l_wok = l_v && l_wr && !l_coh && !(i_ph && (rmw_wait || rmw_nxm));   // may go
+            wire l_go  = (BUF_EN != 0) && l_wok && (l_wm || (wb_fq && !l_p0 && !l_rz));
+            wire l_nwq = l_cm || (WR_ALLOC != 0);          // the buffered write updates HBM
+            wire l_rp  = (BUF_EN != 0) && l_wok && l_p0 && wb_fq;   // else it reads its line
+            wire [NCW-1:0] l_nll = q_mem[gks][17 +: NCW];
+            (* keep *) wire [NK-1:0] k;
+            // reads: coherent, cache hit (needs hrd_ok), forward (needs wq_ok_i), CXL.mem
+            assign k[0]  = l_v && !l_wr && l_coh && !l_wz && d2h_s_ready;
+            assign k[1]  = l_v && !l_wr && l_cm;
+            assign k[2]  = l_v && !l_wr && !l_coh && !l_cm && l_wm;
+            assign k[3]  = l_v && !l_wr && !l_coh && !l_cm && !l_wm && !l_wz && req_s_ready;
+            // writes: coherent; a failed read-modify-write read (not written); buffered, inserted
+            // or coalesced (7, 9: update HBM, need wq_ok_i); direct (BUF_EN=0)
+            assign k[4]  = l_v && l_wr && l_coh && !(l_wz || l_rz) && cw_free_any && d2h_s_ready;
+            assign k[5]  = l_v && l_wr && !l_coh && i_ph && !rmw_wait && rmw_nxm;
+            assign k[6]  = l_go && !l_nwq && !l_wm;
+            assign k[7]  = l_go && l_nwq && !l_wm;
+            assign k[8]  = l_go && !l_nwq && l_wm;
+            assign k[9]  = l_go && l_nwq && l_wm;
+            assign k[10] = (BUF_EN == 0) && l_wok && !l_p0 && !(l_wz || l_rz) && rwd_s_ready;
+            // the read of a partial line when the write does not go: from CXL.mem (12: only
+            // because the write queue is not free this cycle) or the cache (13, 14: need hrd_ok);
+            // BUF_EN=0 always from CXL.mem
+            assign k[11] = l_rp && !l_go && !l_cm && !l_wz && req_s_ready;
+            assign k[12] = l_rp && l_go && l_nwq && !l_cm && !l_wz && req_s_ready;
+            assign k[13] = l_rp && !l_go && l_cm;
+            assign k[14] = l_rp && l_go && l_nwq && l_cm;
+            assign k[15] = (BUF_EN == 0) && l_wok && l_p0 && !l_wz && req_s_ready;
+            assign k[16] = ({{(NCW - JW){1'b0}}, JW'(gkj)} == l_nll - NCW'(1));     // its last line
+            assign kv[NK * L +: NK] = k;
         end
-    end
+    end endgenerate
+    wire [NK-1:0] kh = kv[NK * {q_rp, i_line} +: NK];   // the head line's
+    wire k_coh = kh[0], k_hit = kh[1], k_fwd = kh[2], k_mem = kh[3], k_cohwr = kh[4], k_skip = kh[5];
+    wire k_in1 = kh[6], k_in2 = kh[7], k_co1 = kh[8], k_co2 = kh[9], k_dir = kh[10];
+    wire k_rm1 = kh[11], k_rm2 = kh[12], k_rh1 = kh[13], k_rh2 = kh[14], k_rmd = kh[15];
+    wire k_lst = kh[16];                                // the entry's last line
+
+    wire f_coh     = k_coh;
+    wire f_hbm_rd  = k_hit && hrd_ok;
+    wire f_fwd     = k_fwd && wq_ok_i;
+    wire f_memrd   = k_mem;
+    wire f_cohwr   = k_cohwr;
+    wire f_skip    = k_skip;
+    wire f_wbins   = k_in1 || (k_in2 && wq_ok_i);
+    wire f_wbco    = k_co1 || (k_co2 && wq_ok_i);
+    wire f_wq      = (k_fwd || k_in2 || k_co2) && wq_ok_i;        // the issue stage writes HBM
+    wire f_direct  = k_dir;
+    wire f_rmw_mem = k_rm1 || k_rmd || (k_rm2 && !wq_ok_i);
+    wire f_rmw_hbm = (k_rh1 || (k_rh2 && !wq_ok_i)) && hrd_ok;
+    wire f_fire    = k_coh || k_mem || k_cohwr || k_skip || k_in1 || k_co1 || k_dir ||
+                     (k_hit && hrd_ok) || ((k_fwd || k_in2 || k_co2) && wq_ok_i);
+    // the line's kind (debug): the rule the head line is under
+    wire [2:0] f_kind = !e_wr ? (i_lcoh ? K_COH : (i_chit ? K_HIT : (i_wmatch ? K_FWD : K_MEMRD))) :
+                        (i_lcoh ? K_COHWR :
+                         ((BUF_EN != 0) && !(i_ph && (rmw_wait || rmw_nxm)) ?
+                              (i_chit ? K_WBWR_HIT : K_WBWR) : K_WR));
     wire f_rmw  = f_rmw_mem || f_rmw_hbm;
     wire f_cxl  = f_memrd || f_coh || f_rmw_mem || f_cohwr || f_direct;  // a CXL op of line i_ls
-    wire i_last = f_fire && ({{(NCW - JW){1'b0}}, i_line} == e_nll - NCW'(1));
+    wire i_last = f_fire && k_lst;
     assign q_pop = i_last;
+    assign tw_i    = f_wq;                                  // the issue stage writes the tag of i_la
+    assign wb_new  = f_wbins;
+    assign wb_ins  = {WBS{f_wbins}} & wb_ff;                // an insert takes the lowest free entry
+    // a buffered write of the fill's line without an HBM update (k_in1 / k_co1)
+    (* keep *) wire fl_hl;
+    assign fl_hl   = (fl_la == i_la);
+    assign fl_kill = fl_v && (k_in1 || k_co1) && fl_hl;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -371,21 +567,29 @@ module xb_lane #(
     // ------------------------------------------------------------------ CXL responses (decode)
     wire [15:0]    drs_loc  = s2m_drs_hdr[CXL_S2M_DRS_TAG_LSB +: 16] - TAG_BASE;   // local tag
     wire [LSW-1:0] drs_ls   = drs_loc[LSW-1:0];
-    wire           drs_kn   = (drs_loc < 16'(NLINE)) && ls_rd[drs_ls] && !ls_coh[drs_ls];
+    // per slot, registered: a DRS for it is known (ls_dk: a CXL.mem read is out, = ls_rd && !ls_coh)
+    // and it completes the line (ls_dc: ... and it is not the read of the read-modify-write in
+    // progress); the response's slot selects them
+    reg  [NLINE-1:0] ls_dk, ls_dc;
+    wire           drs_in   = (drs_loc < 16'(NLINE));
+    wire           drs_kn   = drs_in && ls_dk[drs_ls];
+    wire           drs_cp   = drs_in && ls_dc[drs_ls];                 // = drs_kn && !drs_rmw
     wire           drs_bad  = (s2m_drs_hdr[CXL_S2M_DRS_MEMOP_LSB +: 3] == CXL_S2M_DRS_OP_MEMDATA_NXM) ||
                               s2m_drs_hdr[CXL_S2M_DRS_POISON_LSB];
     wire           drs_rmw  = rmw_wait && !rmw_hbm && (drs_ls == rmw_ls);
     // a read-miss line is filled as it arrives (the read of a RMW is not); a full HBM write queue
-    // holds that DRS back, every other DRS (unknown tags included) is taken at once
-    wire           drs_fw   = (BUF_EN != 0) && drs_kn && !drs_bad && !drs_rmw;
-    assign         s2m_drs_ready = !drs_fw || wq_in_ready;
+    // holds every DRS back (its ready is the queue's room, whatever the header says)
+    wire           drs_fw   = (BUF_EN != 0) && drs_cp && !drs_bad;
+    assign         s2m_drs_ready = (BUF_EN == 0) || wq_in_ready;
     wire           drs_fire = s2m_drs_valid && s2m_drs_ready;
     assign         drs_fill = s2m_drs_valid && drs_fw;
     wire           drs_ok   = drs_fire && drs_kn;
 
     wire [11:0]    hd_cq    = h2d_data_hdr[CXL_H2D_DH_CQID_LSB +: 12];
     wire [LSW-1:0] hd_ls    = hd_cq[LSW-1:0];
-    wire           hd_ok    = h2d_data_valid && ({1'b0, hd_cq} < 13'(NLINE)) && ls_rd[hd_ls] && ls_coh[hd_ls];
+    // (ls_cr, registered per slot: a coherent read is out, = ls_rd && ls_coh)
+    reg  [NLINE-1:0] ls_cr;
+    wire           hd_ok    = h2d_data_valid && ({1'b0, hd_cq} < 13'(NLINE)) && ls_cr[hd_ls];
     wire           hd_bad   = h2d_data_hdr[CXL_H2D_DH_GOERR_LSB] || h2d_data_hdr[CXL_H2D_DH_POISON_LSB];
     assign         h2d_data_ready = 1'b1;
 
@@ -406,19 +610,26 @@ module xb_lane #(
     wire           hr_pull  = cw_hit && (hr_op == CXL_H2D_RSP_OP_GO_WRITEPULL ||
                                          hr_op == CXL_H2D_RSP_OP_GO_ERR_WRITEPULL);
     // GO-Err for a coherent read: the read is answered with an error (its data may never come)
-    wire           hr_rderr = !cw_hit && ({1'b0, hr_cq} < 13'(NLINE)) && ls_rd[hr_ls] && ls_coh[hr_ls] &&
+    wire           hr_rderr = !cw_hit && ({1'b0, hr_cq} < 13'(NLINE)) && ls_cr[hr_ls] &&
                               hr_op == CXL_H2D_RSP_OP_GO && hr_data[3:0] == CXL_GO_STATE_ERR;
-    assign         h2d_rsp_ready = !hr_pull || dd_s_ready;
+    assign         h2d_rsp_ready = dd_s_ready;       // (a GO_WritePull's data needs the D2H Data output)
     wire           hr_fire  = h2d_rsp_valid && h2d_rsp_ready;
     wire           dd_push  = hr_fire && hr_pull;
     wire           hr_done  = hr_fire && (cw_hit || hr_rderr);
     wire           hr_err   = hr_rderr || (cw_hit && hr_op != CXL_H2D_RSP_OP_GO_WRITEPULL);
 
     wire [15:0]    nd_loc   = s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16] - TAG_BASE;
-    wire [15:0]    nd_wbo   = nd_loc - WB_TAG0;
-    wire [WW-1:0]  nd_s     = nd_wbo[WW-1:0];
-    wire           nd_wb    = (BUF_EN != 0) && (nd_wbo < 16'(WBS)) &&
-                              (wb_st[nd_s] == WB_FLY || wb_st[nd_s] == WB_FLYP);
+    // the write-buffer entry an NDR answers: its tag compared with each entry's (a constant)
+    wire [WBS-1:0] nd_hk;                       // the NDR's tag is entry k's
+    wire [WBS-1:0] nd_fk;                       // ... and entry k's write is in flight
+    genvar gn;
+    generate for (gn = 0; gn < WBS; gn = gn + 1) begin : g_nf
+        assign nd_hk[gn] = (BUF_EN != 0) &&
+                           (s2m_ndr_hdr[CXL_S2M_NDR_TAG_LSB +: 16] == WB_TAG0 + 16'(gn) + TAG_BASE);
+        assign nd_fk[gn] = nd_hk[gn] && (wb_st[gn] == WB_FLY || wb_st[gn] == WB_FLYP);
+        assign wb_nf[gn] = s2m_ndr_valid && nd_hk[gn] && (wb_st[gn] == WB_FLY);
+    end endgenerate
+    wire           nd_wb    = |nd_fk;
     wire [LSW-1:0] nd_ls    = nd_loc[LSW-1:0];
     wire           nd_dir   = (nd_loc < 16'(NLINE)) && ls_wr[nd_ls];
     assign         s2m_ndr_ready = 1'b1;
@@ -429,7 +640,13 @@ module xb_lane #(
     wire p_ndr = s2m_ndr_valid && !nd_wb && !nd_dir;
     wire p_hd  = h2d_data_valid && !hd_ok;
     wire p_hr  = hr_fire && !(hr_pull || hr_rderr);
-    assign ev_proto = 3'(p_drs) + 3'(p_ndr) + 3'(p_hd) + 3'(p_hr);
+    // registered, counted from the registers (the core adds the lanes' counts to its statistic)
+    reg [3:0] p_q;
+    always @(posedge clk) begin
+        if (rst) p_q <= 4'd0;
+        else     p_q <= {p_hr, p_hd, p_ndr, p_drs};
+    end
+    assign ev_proto = 3'(p_q[0]) + 3'(p_q[1]) + 3'(p_q[2]) + 3'(p_q[3]);
 
     // hazard slot of each completing CXL op
     wire [45:0]   la_drs = ls_la[drs_ls];
@@ -444,70 +661,106 @@ module xb_lane #(
     wire [HZW-1:0] s_hd  = li_hd[HZW-1:0];
     wire [HZW-1:0] s_hr  = li_hr[HZW-1:0];
     wire [HZW-1:0] s_nd  = li_nd[HZW-1:0];
-    wire          rd_inc = f_memrd || f_coh || f_rmw_mem;
-    wire          wr_inc = f_cohwr || f_direct;
+    assign        rd_inc = f_memrd || f_coh || f_rmw_mem;
+    assign        wr_inc = f_cohwr || f_direct;
     wire          d_drs  = drs_ok;
     wire          d_hd   = hd_ok;
     wire          d_hrr  = hr_fire && hr_rderr;
     wire          d_hrw  = hr_fire && cw_hit;
     wire          d_nd   = s2m_ndr_valid && nd_dir;
 
-    // Next counter values: the completions of this cycle (0-3 per counter, known from the
-    // responses) pick among the counter minus 0..3, and the issue stage's increment (late) picks
-    // between that and the counter plus one minus 0..3; every candidate and its nonzero flag come
-    // from the register alone.
-    function automatic [CNW:0] hz_next(input [CNW-1:0] c, input [1:0] dec, input inc);
-        reg [CNW-1:0] a, b;
-        begin
-            case (dec)
-                2'd0:    begin a = c;              b = c + 1'b1;       end
-                2'd1:    begin a = c - 1'b1;       b = c;              end
-                2'd2:    begin a = c - CNW'(2);    b = c - 1'b1;       end
-                default: begin a = c - CNW'(3);    b = c - CNW'(2);    end
-            endcase
-            hz_next = inc ? {b != {CNW{1'b0}}, b} : {a != {CNW{1'b0}}, a};
-        end
-    endfunction
-    reg [CNW:0] hz_rn [0:HZ-1];
-    reg [CNW:0] hz_wn [0:HZ-1];
-    integer hn;
-    always @* begin
-        for (hn = 0; hn < HZ; hn = hn + 1) begin
-            hz_rn[hn] = hz_next(hz_rd[hn], 2'(d_drs && s_drs == HZW'(hn)) + 2'(d_hd && s_hd == HZW'(hn))
-                                           + 2'(d_hrr && s_hr == HZW'(hn)), rd_inc && i_hs == HZW'(hn));
-            hz_wn[hn] = hz_next(hz_wr[hn], 2'(d_nd && s_nd == HZW'(hn)) + 2'(d_hrw && s_hr == HZW'(hn)),
-                                wr_inc && i_hs == HZW'(hn));
-        end
-    end
-    integer hs;
+    // The completions count their counters down one cycle after they arrive (their slot's counter
+    // index and the event registered), so a counter's update starts at flip-flops; a line held by a
+    // counter waits one cycle longer, never less.
+    reg            dq_drs, dq_hd, dq_hrr, dq_hrw, dq_nd;
+    reg  [HZW-1:0] sq_drs, sq_hd, sq_hr, sq_nd;
     always @(posedge clk) begin
         if (rst) begin
-            for (hs = 0; hs < HZ; hs = hs + 1) begin
-                hz_rd[hs] <= {CNW{1'b0}}; hz_wr[hs] <= {CNW{1'b0}};
-            end
-            hz_rnz <= {HZ{1'b0}}; hz_wnz <= {HZ{1'b0}};
+            dq_drs <= 1'b0; dq_hd <= 1'b0; dq_hrr <= 1'b0; dq_hrw <= 1'b0; dq_nd <= 1'b0;
         end else begin
-            for (hs = 0; hs < HZ; hs = hs + 1) begin
-                hz_rd[hs] <= hz_rn[hs][CNW-1:0]; hz_rnz[hs] <= hz_rn[hs][CNW];
-                hz_wr[hs] <= hz_wn[hs][CNW-1:0]; hz_wnz[hs] <= hz_wn[hs][CNW];
+            dq_drs <= d_drs; dq_hd <= d_hd; dq_hrr <= d_hrr; dq_hrw <= d_hrw; dq_nd <= d_nd;
+        end
+        sq_drs <= s_drs; sq_hd <= s_hd; sq_hr <= s_hr; sq_nd <= s_nd;
+    end
+    // Next counter values: the registered completions of a counter (0-3, as a one-hot count)
+    // select among the counter minus 0..3 and plus 1 minus 0..3 and their nonzero flags, all formed
+    // from the register (kept nets: an AND-OR select after them); the issue stage's increment,
+    // late, picks between the two results in the last gate.
+    function automatic [3:0] cnt1h(input [2:0] e);     // one-hot number of set bits of e
+        cnt1h = {&e, (e[0] & e[1] & !e[2]) | (e[0] & !e[1] & e[2]) | (!e[0] & e[1] & e[2]),
+                 (e[0] & !e[1] & !e[2]) | (!e[0] & e[1] & !e[2]) | (!e[0] & !e[1] & e[2]), !(|e)};
+    endfunction
+    genvar gh;
+    generate for (gh = 0; gh < HZ; gh = gh + 1) begin : g_hz
+        reg  [CNW-1:0] rd_c, wr_c;             // CXL reads / direct or coherent writes outstanding
+        (* keep *) wire [3:0] rn1, wn1;        // registered completions of the counter, one-hot count
+        assign rn1 = cnt1h({dq_drs && sq_drs == HZW'(gh), dq_hd && sq_hd == HZW'(gh),
+                            dq_hrr && sq_hr == HZW'(gh)});
+        assign wn1 = cnt1h({1'b0, dq_nd && sq_nd == HZW'(gh), dq_hrw && sq_hr == HZW'(gh)});
+        // the counter plus 1, minus 0..3 (index 0..4 = c + 1 - index) and their nonzero flags
+        (* keep *) wire [5*CNW-1:0] rcv, wcv;
+        (* keep *) wire [4:0]       rcz, wcz;
+        genvar gv;
+        for (gv = 0; gv < 5; gv = gv + 1) begin : g_v
+            assign rcv[CNW * gv +: CNW] = rd_c + 1'b1 - CNW'(gv);
+            assign wcv[CNW * gv +: CNW] = wr_c + 1'b1 - CNW'(gv);
+            // c + 1 - gv != 0, i.e. c != gv - 1 (a compare with a constant, no subtraction)
+            assign rcz[gv] = (rd_c != CNW'(gv - 1));
+            assign wcz[gv] = (wr_c != CNW'(gv - 1));
+        end
+        // without the increment: c - n (index n + 1); with it: c + 1 - n (index n)
+        (* keep *) wire [CNW:0] ra, rb, wa, wb;   // {nonzero, value}
+        assign ra = {|(rn1 & rcz[4:1]), sel4(rn1, rcv[CNW +: 4 * CNW])};
+        assign rb = {|(rn1 & rcz[3:0]), sel4(rn1, rcv[0 +: 4 * CNW])};
+        assign wa = {|(wn1 & wcz[4:1]), sel4(wn1, wcv[CNW +: 4 * CNW])};
+        assign wb = {|(wn1 & wcz[3:0]), sel4(wn1, wcv[0 +: 4 * CNW])};
+        (* keep *) wire hsel;                     // the head line uses this counter
+        assign hsel = (i_hs == HZW'(gh));
+        wire [CNW-1:0] rn = (rd_inc && hsel) ? rb[CNW-1:0] : ra[CNW-1:0];
+        wire [CNW-1:0] wn = (wr_inc && hsel) ? wb[CNW-1:0] : wa[CNW-1:0];
+        always @(posedge clk) begin
+            if (rst) begin
+                rd_c <= {CNW{1'b0}}; wr_c <= {CNW{1'b0}};
+            end else begin
+                rd_c <= rn; wr_c <= wn;
             end
         end
-    end
+        assign hz_ra[gh] = ra[CNW];
+        assign hz_rb[gh] = rb[CNW];
+        assign hz_wa[gh] = wa[CNW];
+        assign hz_wb[gh] = wb[CNW];
+    end endgenerate
 
+    // the head line's slot and the responses' slots, one-hot (kept: the issue decision and the
+    // responses' checks, late, meet them in the last gates)
+    (* keep *) wire [NLINE-1:0] i_dec, drs_dec, hd_dec, hr_dec, nd_dec;
+    assign i_dec   = {{(NLINE - 1){1'b0}}, 1'b1} << i_ls;
+    assign drs_dec = {{(NLINE - 1){1'b0}}, 1'b1} << drs_ls;
+    assign hd_dec  = {{(NLINE - 1){1'b0}}, 1'b1} << hd_ls;
+    assign hr_dec  = {{(NLINE - 1){1'b0}}, 1'b1} << hr_ls;
+    assign nd_dec  = {{(NLINE - 1){1'b0}}, 1'b1} << nd_ls;
     integer li;
     always @(posedge clk) begin
         if (rst) begin
             for (li = 0; li < NLINE; li = li + 1) begin
-                ls_rd[li] <= 1'b0; ls_coh[li] <= 1'b0; ls_wr[li] <= 1'b0;
+                ls_wr[li] <= 1'b0;
             end
+            ls_dk <= {NLINE{1'b0}}; ls_dc <= {NLINE{1'b0}}; ls_cr <= {NLINE{1'b0}};
             for (li = 0; li < CW_DEPTH; li = li + 1) cw_v[li] <= 1'b0;
             rmw_wait <= 1'b0; rmw_hbm <= 1'b0; rmw_nxm <= 1'b0;
         end else begin
-            if (f_cxl) ls_la[i_ls] <= i_la;
-            if (f_memrd || f_rmw_mem || f_coh) begin
-                ls_rd[i_ls] <= 1'b1; ls_coh[i_ls] <= f_coh;
+            for (li = 0; li < NLINE; li = li + 1) begin
+                if (f_cxl && i_dec[li]) ls_la[li] <= i_la;
+                if (rd_inc && i_dec[li]) begin       // rd_inc: f_memrd || f_rmw_mem || f_coh
+                    ls_dk[li] <= !f_coh; ls_dc[li] <= f_memrd; ls_cr[li] <= f_coh;
+                end
+                if (f_direct && i_dec[li]) ls_wr[li] <= 1'b1;
+                // completions (a slot has one outstanding operation: no clash with the issue)
+                if (drs_ok && drs_dec[li]) begin ls_dk[li] <= 1'b0; ls_dc[li] <= 1'b0; end
+                if (hd_ok && hd_dec[li]) ls_cr[li] <= 1'b0;
+                if (hr_fire && hr_rderr && hr_dec[li]) ls_cr[li] <= 1'b0;
+                if (d_nd && nd_dec[li]) ls_wr[li] <= 1'b0;
             end
-            if (f_direct) ls_wr[i_ls] <= 1'b1;
             if (f_cohwr) begin
                 cw_v[cw_fi] <= 1'b1; cw_ls[cw_fi] <= i_ls; cw_d[cw_fi] <= i_ld;
             end
@@ -515,18 +768,14 @@ module xb_lane #(
                 rmw_wait <= 1'b1; rmw_hbm <= f_rmw_hbm; rmw_nxm <= 1'b0; rmw_ls <= i_ls;
             end
             if (drs_ok) begin
-                ls_rd[drs_ls] <= 1'b0;
                 if (drs_rmw) begin
                     rmw_wait <= 1'b0; rmw_data <= s2m_drs_data; rmw_nxm <= drs_bad;
                 end
             end
-            if (hbm_rsp_v && rmw_wait && rmw_hbm && hbm_rsp_tag == rmw_ls) begin
-                rmw_wait <= 1'b0; rmw_data <= hbm_rsp_data;
+            if (hb_v && rmw_wait && rmw_hbm && hb_tag == rmw_ls) begin
+                rmw_wait <= 1'b0; rmw_data <= hb_data;
             end
-            if (hd_ok) ls_rd[hd_ls] <= 1'b0;
-            if (hr_fire && hr_rderr) ls_rd[hr_ls] <= 1'b0;
             if (hr_fire && cw_hit) cw_v[cw_i] <= 1'b0;
-            if (d_nd) ls_wr[nd_ls] <= 1'b0;
         end
     end
 
@@ -539,8 +788,8 @@ module xb_lane #(
         wb_nxt = {(2*WBS){1'b0}};
         for (wn = 0; wn < WBS; wn = wn + 1) begin
             wb_nx = wb_st[wn];
-            if (s2m_ndr_valid && nd_wb && nd_s == WW'(wn)) wb_nx = (wb_nx == WB_FLYP) ? WB_PEND : WB_FREE;
-            if (wb_drain && dr_i == WW'(wn)) wb_nx = WB_FLY;
+            if (s2m_ndr_valid && nd_fk[wn]) wb_nx = (wb_nx == WB_FLYP) ? WB_PEND : WB_FREE;
+            if (wb_drain && dr_g[wn]) wb_nx = WB_FLY;
             if ((f_wbins || f_wbco) && wb_uoh[wn])
                 wb_nx = (wb_nx == WB_FLY || wb_nx == WB_FLYP) ? WB_FLYP : WB_PEND;
             wb_nxt[2 * wn +: 2] = wb_nx;
@@ -550,12 +799,14 @@ module xb_lane #(
     always @(posedge clk) begin
         if (rst) begin
             for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= WB_FREE;
-            dr_ptr <= {WW{1'b0}};
+            dr_req <= {WBS{1'b0}};
         end else begin
-            for (ws = 0; ws < WBS; ws = ws + 1) wb_st[ws] <= wb_nxt[2 * ws +: 2];
-            if (wb_drain) dr_ptr <= dr_i + 1'b1;
             for (ws = 0; ws < WBS; ws = ws + 1) begin
-                if (f_wbins && wb_uoh[ws]) begin wb_addr[ws] <= i_la; wb_data[ws] <= w_new; end
+                wb_st[ws]  <= wb_nxt[2 * ws +: 2];
+                dr_req[ws] <= (wb_nxt[2 * ws +: 2] == WB_PEND);
+            end
+            for (ws = 0; ws < WBS; ws = ws + 1) begin
+                if (wb_ins[ws]) begin wb_addr[ws] <= i_la; wb_data[ws] <= w_new; end
                 if (f_wbco && wb_uoh[ws])  wb_data[ws] <= co_dat;
             end
         end
@@ -570,10 +821,12 @@ module xb_lane #(
     wire           wq_push = drs_fill_go || f_wq;
     wire [45:0]    wq_la_i = drs_fill_go ? la_drs : i_la;
     wire [45:0]    wq_li_i = wq_la_i >> LB;
-    wire [511:0]   wq_d_i  = drs_fill_go ? s2m_drs_data :
-                             (f_fwd ? wb_hdat : (f_wbco ? co_dat : w_new));
+    // the issue stage's line: a forwarded read's, a coalescing write's merge, a new write's line
+    wire [511:0]   wq_d_i  = drs_fill_go ? s2m_drs_data : (!e_wr ? wb_hdat : (i_wmatch ? co_dat : w_new));
     wire           wq_pop;
-    wire           hbm_v   = wq_out_valid || f_hbm_rd || f_rmw_hbm;
+    // a queued write, else the head line's read (hit or read-modify-write); the controller takes it
+    // with its ready (hrd_ok), so the read is offered without waiting for that ready
+    wire           hbm_v   = wq_out_valid || k_hit || k_rh1 || (k_rh2 && !wq_ok_i);
     wire           hbm_we  = wq_out_valid;
     wire [SW-1:0]  hbm_idx = wq_out_valid ? wq_ix_o : i_set;
     assign         wq_pop  = wq_out_valid && hbm_ready;
@@ -609,16 +862,31 @@ module xb_lane #(
         /* verilator lint_on UNUSEDSIGNAL */
     end endgenerate
 
-    // tags change when a line enters the write queue: fills are never dropped and a hit read waits
-    // for the queue, so a lookup after the line's data reached the bridge always sees it
+    // Tags change when the issue stage puts a line into the write queue (a forwarded read's fill,
+    // a write's update) and one cycle after a DRS fill entered it (fl_*: its address registered,
+    // so the lookups follow it by a compare between registers). The issue stage's write of the
+    // same cycle is later in the queue and wins. Fills are never dropped and a hit read waits for
+    // the queue, so a lookup from the second cycle after the line's data reached the bridge sees
+    // it (in the cycle between, the line is a miss). A write of the fill's line in that cycle that
+    // does not update HBM (a miss with WR_ALLOC=0) cancels the fill's tag (fl_kill): HBM would hold
+    // the line older than the write.
     integer cs;
     always @(posedge clk) begin
         if (rst) begin
             for (cs = 0; cs < SETS_L; cs = cs + 1) c_tv[cs] <= 1'b0;
-        end else if (wq_push && wq_in_ready) begin
-            c_tv[wq_li_i[SW-1:0]] <= 1'b1;
-            c_tg[wq_li_i[SW-1:0]] <= wq_la_i;
+            fl_v <= 1'b0;
+        end else begin
+            fl_v <= drs_fill_go;
+            if (fl_v) begin
+                c_tv[fl_set] <= !fl_kill;
+                c_tg[fl_set] <= fl_la;
+            end
+            if (tw_i) begin
+                c_tv[i_set] <= 1'b1;
+                c_tg[i_set] <= i_la;
+            end
         end
+        fl_la <= la_drs;
     end
 
     // ------------------------------------------------------------------ CXL requests
@@ -630,9 +898,9 @@ module xb_lane #(
         q_req[CXL_M2S_REQ_TAG_LSB +: CXL_M2S_REQ_TAG_W]             = 16'(i_ls) + TAG_BASE;
         q_req[CXL_M2S_REQ_ADDR_LSB +: CXL_M2S_REQ_ADDR_W]           = i_la;
     end
-    wire [45:0]  rwd_la  = wb_drain ? wb_addr[dr_i] : i_la;
-    wire [15:0]  rwd_tag = (wb_drain ? WB_TAG0 + 16'(dr_i) : 16'(i_ls)) + TAG_BASE;
-    wire [511:0] rwd_dat = wb_drain ? wb_data[dr_i] : w_new;
+    wire [45:0]  rwd_la  = wb_drain ? dr_la : i_la;
+    wire [15:0]  rwd_tag = wb_drain ? dr_tag : 16'(i_ls) + TAG_BASE;
+    wire [511:0] rwd_dat = wb_drain ? dr_dat : w_new;
     reg [127:0] q_rwd;
     always @* begin
         q_rwd = 128'd0;
@@ -668,13 +936,13 @@ module xb_lane #(
         .out_data({d2h_data_data, d2h_data_hdr}));
 
     // ------------------------------------------------------------------ completions, status
-    wire hbm_rmw = rmw_wait && rmw_hbm && hbm_rsp_tag == rmw_ls;
-    assign cpl_v    = {s2m_ndr_valid && nd_dir, hr_done, hd_ok, hbm_rsp_v && !hbm_rmw,
-                       drs_ok && !drs_rmw, f_fire && (f_fwd || f_wbins || f_wbco || f_skip)};
-    assign cpl_ls   = {nd_ls, hr_ls, hd_ls, hbm_rsp_tag, drs_ls, i_ls};
+    wire hbm_rmw = rmw_wait && rmw_hbm && hb_tag == rmw_ls;
+    assign cpl_v    = {s2m_ndr_valid && nd_dir, hr_done, hd_ok, hb_v && !hbm_rmw,
+                       drs_fire && drs_cp, f_fire && (f_fwd || f_wbins || f_wbco || f_skip)};
+    assign cpl_ls   = {nd_ls, hr_ls, hd_ls, hb_tag, drs_ls, i_ls};
     assign cpl_err  = {1'b0, hr_err, hd_bad, 1'b0, drs_bad, f_skip};
     assign cpl_dv   = {1'b1, 1'b1, 1'b1, f_fwd};
-    assign cpl_data = {h2d_data_data, hbm_rsp_data, s2m_drs_data, wb_hdat};
+    assign cpl_data = {h2d_data_data, hb_data, s2m_drs_data, wb_hdat};
 
     reg wb_any;
     integer wa;
@@ -684,10 +952,19 @@ module xb_lane #(
     end
     assign wb_empty = !wb_any && hbm_idle && !wq_out_valid;
 
-    assign ev_hit  = f_fire && f_hbm_rd;
-    assign ev_fwd  = f_fire && f_fwd;
-    assign ev_miss = f_fire && f_memrd;
-    assign ev_rmw  = f_rmw;
+    reg ev_hit_q, ev_fwd_q, ev_miss_q, ev_rmw_q;
+    always @(posedge clk) begin
+        if (rst) begin
+            ev_hit_q <= 1'b0; ev_fwd_q <= 1'b0; ev_miss_q <= 1'b0; ev_rmw_q <= 1'b0;
+        end else begin
+            ev_hit_q <= f_fire && f_hbm_rd; ev_fwd_q <= f_fire && f_fwd;
+            ev_miss_q <= f_fire && f_memrd; ev_rmw_q <= f_rmw;
+        end
+    end
+    assign ev_hit  = ev_hit_q;
+    assign ev_fwd  = ev_fwd_q;
+    assign ev_miss = ev_miss_q;
+    assign ev_rmw  = ev_rmw_q;
     assign dbg_line_valid = f_fire;
     assign dbg_line_kind  = f_kind;
     assign dbg_line_seq   = e_seq;
@@ -695,7 +972,7 @@ module xb_lane #(
     // header bits the lane does not interpret
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused_ok = &{1'b0, s2m_ndr_hdr, s2m_drs_hdr, h2d_data_hdr, h2d_rsp_hdr, i_li, la_hd, la_hr,
-                       la_nd, li_drs, li_hd, li_hr, li_nd, wq_la_i, wq_li_i};
+                       la_nd, li_drs, li_hd, li_hr, li_nd, wq_la_i, wq_li_i, dr_gi};
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

@@ -196,7 +196,80 @@ module xbridge_core #(
         end
     end
 
-    integer y;
+    // Address checks of the header beat, registered with it (compares with constants as gt_tree
+    // networks, so none is in series with S1's decisions): the window's lower bound; for every
+    // legal length l (UALink 64 l B, NVLink l flits of 16 B), addr <= WIN_END - bytes(l) (S1
+    // picks the one of the request's length; an illegal length is BAD_LEN first); and per line k
+    // of the request whether it is in the coherent sub-range (S2's translation uses it). A bound
+    // at or above 2^52 (2^46 for line addresses) decides its compare at elaboration.
+    localparam [63:0] T_COH_LO  = WIN_BASE + COH_OFF;   // first coherent XLink address
+    localparam [63:0] T_COH_HI  = WIN_BASE + COH_END;   // first address past the coherent range
+    wire [51:0] r_addr = xl_rx_data[F_ADDR +: 52];
+    wire [45:0] r_la   = r_addr[51:6];
+    wire        r_lo;                  // addr < WIN_BASE
+    wire [16:1] r_hi;                  // [l]: addr <= WIN_END - bytes(l) (unused l: 0)
+    wire [3:0]  r_coh;                 // [k]: line k's XLink address in [T_COH_LO, T_COH_HI)
+    genvar gl;
+    generate
+        if (WIN_BASE[63:52] != 12'd0) begin : g_lo_all
+            assign r_lo = 1'b1;
+        end else begin : g_lo
+            gt_tree #(.WIDTH(52)) u_c (.a(WIN_BASE[51:0]), .b(r_addr), .gt(r_lo));
+        end
+        for (gl = 1; gl <= 16; gl = gl + 1) begin : g_hi
+            localparam [63:0] BYT = (FLAVOR == 0) ? 64 * gl : 16 * gl;
+            localparam [63:0] LIM = WIN_END - BYT;
+            if (!((FLAVOR == 0) ? (gl <= 4) : (gl >= 2)) || WIN_END < BYT) begin : g_no
+                assign r_hi[gl] = 1'b0;
+            end else if (LIM[63:52] != 12'd0) begin : g_all
+                assign r_hi[gl] = 1'b1;
+            end else begin : g_l
+                wire gt;                                              // addr > WIN_END - bytes
+                gt_tree #(.WIDTH(52)) u_c (.a(r_addr), .b(LIM[51:0]), .gt(gt));
+                assign r_hi[gl] = !gt;
+            end
+        end
+        for (gl = 0; gl < 4; gl = gl + 1) begin : g_coh
+            // on line addresses: la >= (T_COH_LO - 64 k) / 64 and la < (T_COH_HI - 64 k) / 64
+            localparam [63:0] LO = (T_COH_LO < 64'(64 * gl)) ? 64'd0 : (T_COH_LO - 64'(64 * gl)) >> 6;
+            localparam [63:0] HI = (T_COH_HI <= 64'(64 * gl)) ? 64'd0 : (T_COH_HI - 64'(64 * gl)) >> 6;
+            wire lt_lo, lt_hi;                                        // la < LO, la < HI
+            if (LO == 64'd0) begin : g_lo0
+                assign lt_lo = 1'b0;
+            end else if (LO[63:46] != 18'd0) begin : g_lo1
+                assign lt_lo = 1'b1;
+            end else begin : g_lo
+                gt_tree #(.WIDTH(46)) u_c (.a(LO[45:0]), .b(r_la), .gt(lt_lo));
+            end
+            if (HI == 64'd0) begin : g_hi0
+                assign lt_hi = 1'b0;
+            end else if (HI[63:46] != 18'd0) begin : g_hi1
+                assign lt_hi = 1'b1;
+            end else begin : g_hi
+                gt_tree #(.WIDTH(46)) u_c (.a(HI[45:0]), .b(r_la), .gt(lt_hi));
+            end
+            assign r_coh[gl] = !lt_lo && lt_hi;
+        end
+    endgenerate
+    reg         p_lo;
+    reg [16:1]  p_hi;
+    reg [3:0]   p_coh;
+
+    // payload lines: beat lane y is data beat rx_idx of the packet (kept: which line each lane
+    // writes is known before the transfer's handshake, which enables the write last)
+    (* keep *) wire [4*XW-1:0] p_we;   // [XW * i + y]: lane y writes payload line i
+    genvar gw, gv;
+    generate for (gw = 0; gw < 4; gw = gw + 1) begin : g_pw
+        for (gv = 0; gv < XW; gv = gv + 1) begin : g_v
+            assign p_we[XW * gw + gv] = rx_lv[gv] && (p_mid || gv != 0) && (rx_idx[3 * gv +: 3] == 3'(gw));
+        end
+    end endgenerate
+    integer y, yi;
+    always @(posedge clk) begin
+        for (yi = 0; yi < 4; yi = yi + 1)
+            for (y = 0; y < XW; y = y + 1)
+                if (rx_fire && p_we[XW * yi + y]) p_line[yi] <= xl_rx_data[512 * y +: 512];
+    end
     always @(posedge clk) begin
         if (rst) begin
             p_full <= 1'b0; p_mid <= 1'b0; p_nbeats <= 3'd0; p_hdr <= 96'd0; p_dup <= 1'b0;
@@ -206,10 +279,10 @@ module xbridge_core #(
                 if (!p_mid) begin
                     p_hdr <= xl_rx_data[95:0];
                     p_dup <= h_dup;
+                    p_lo  <= !r_lo;
+                    p_hi  <= r_hi;
+                    p_coh <= r_coh;
                 end
-                for (y = 0; y < XW; y = y + 1)
-                    if (rx_lv[y] && (p_mid || y != 0) && rx_idx[3 * y +: 3] < 3'd4)
-                        p_line[rx_idx[3 * y +: 2]] <= xl_rx_data[512 * y +: 512];
                 p_nbeats <= rx_nb;
                 p_mid    <= !rx_end;
                 if (rx_end) p_full <= 1'b1;
@@ -235,23 +308,17 @@ module xbridge_core #(
     wire        c_beats_ok = c_wr ? (p_nbeats == c_nbeat) : (p_nbeats == 3'd0);
     wire        c_align_ok = (FLAVOR == 0) ? (c_addr[5:0] == 6'd0)
                                            : ((c_addr[3:0] == 4'd0) && (c_gend <= 6'd16));
-    wire [63:0] c_a64 = {12'd0, c_addr};
     // [addr, addr + bytes) inside [WIN_BASE, WIN_END): addr >= WIN_BASE, and addr <= WIN_END - bytes
-    // compared with one constant per legal length (UALink 4, NVLink 15), picked by the length field.
-    // No adder in series with the compare (timing); an illegal length is BAD_LEN before BAD_ADDR,
-    // so only legal lengths need a bound.
+    // by the bound of the request's length (both compared at the header beat, above). An illegal
+    // length is BAD_LEN before BAD_ADDR, so only legal lengths need a bound.
     reg         c_hi_ok;
     integer cl;
     always @* begin
         c_hi_ok = 1'b0;
         for (cl = 1; cl <= 16; cl = cl + 1)
-            if ((FLAVOR == 0) ? (cl <= 4) : (cl >= 2))
-                if (c_lenf == ((FLAVOR == 0) ? 9'(64 * cl) : 9'(cl)) &&
-                    WIN_END >= 64'((FLAVOR == 0) ? 64 * cl : 16 * cl) &&
-                    c_a64 <= WIN_END - 64'((FLAVOR == 0) ? 64 * cl : 16 * cl))
-                    c_hi_ok = 1'b1;
+            if (c_lenf == ((FLAVOR == 0) ? 9'(64 * cl) : 9'(cl)) && p_hi[cl]) c_hi_ok = 1'b1;
     end
-    wire        c_win_ok = (c_a64 >= WIN_BASE) && c_hi_ok;
+    wire        c_win_ok = p_lo && c_hi_ok;
     reg  [3:0]  c_st;
     always @* begin
         if (c_op != OP_READ && c_op != OP_WRITE)  c_st = ST_BAD_OP;
@@ -261,9 +328,14 @@ module xbridge_core #(
         else                                      c_st = ST_OK;   // COH_PTL is found in S2
     end
     // chunk mask over the (up to) 4 lines, and which lines are partial
-    wire [16:0] c_hi   = (17'd1 << c_gend) - 17'd1;
-    wire [16:0] c_lo   = (17'd1 << c_s) - 17'd1;
-    wire [15:0] c_mask = c_hi[15:0] & ~c_lo[15:0];
+    // (chunk i is covered when c_s <= i < c_gend: a compare per chunk, no shift and subtract)
+    reg  [15:0] c_hi;
+    integer ci;
+    always @* begin
+        for (ci = 0; ci < 16; ci = ci + 1) c_hi[ci] = (c_gend > 6'(ci));
+    end
+    wire [15:0] c_lo = {13'd0, c_s == 2'd3, c_s[1], c_s != 2'd0};
+    wire [15:0] c_mask = c_hi & ~c_lo;
     reg  [3:0]  c_pl;
     integer q;
     always @* begin
@@ -284,11 +356,14 @@ module xbridge_core #(
     wire           c_hthit = ht_v[c_hti] && (ht_key[c_hti] == c_key) && (c_st == ST_OK);
 
     reg         s1_v, s1_wr, s1_hit, s1_dup;
+    reg [2:0]   s1_enl;       // lines it takes when it enters (0: an error or a duplicate) ...
+    reg [4:0]   s1_eoh;       // ... one-hot
+    reg         s1_bp;        // it skips S2 (a table hit or an error)
     reg [3:0]   s1_st, s1_op;
     reg [95:0]  s1_hdr;
     reg [2:0]   s1_nl;
-    reg [45:0]  s1_hpa;
-    reg [3:0]   s1_coh, s1_pl;
+    reg [45:0]  s1_hpa [0:3];  // HPA line address of the request's line k (a table hit's)
+    reg [3:0]   s1_coh, s1_pl, s1_tcoh;
     reg [15:0]  s1_mask;
     reg [511:0] s1_line [0:3];
 
@@ -296,27 +371,32 @@ module xbridge_core #(
     wire [51:0] s1_addr = s1_hdr[F_ADDR +: 52];
     // HPA = line address - WIN_BASE + HPA_BASE, one adder with the constant difference (mod 2^64).
     // Line k of the request is coherent when WIN_BASE + COH_OFF <= address + 64 k < WIN_BASE +
-    // COH_END: the address compared with constants per k, no adder in series with the compares.
-    // Both only matter for a request inside the window (S1 status OK), where nothing wraps.
+    // COH_END (compared at the header beat, carried in s1_tcoh). Both only matter for a request
+    // inside the window (S1 status OK), where nothing wraps.
     localparam [63:0] T_HPA_OFF = HPA_BASE - WIN_BASE;
-    localparam [63:0] T_COH_LO  = WIN_BASE + COH_OFF;   // first coherent XLink address
-    localparam [63:0] T_COH_HI  = WIN_BASE + COH_END;   // first address past the coherent range
-    wire [63:0] t_a     = {12'd0, s1_addr[51:6], 6'd0};
-    wire [63:0] t_hpa   = t_a + T_HPA_OFF;
-    reg  [3:0]  t_coh;
-    integer k;
-    always @* begin
-        for (k = 0; k < 4; k = k + 1)
-            t_coh[k] = (T_COH_LO < 64'(64 * k) || t_a >= T_COH_LO - 64'(64 * k)) &&
-                       (T_COH_HI > 64'(64 * k) && t_a < T_COH_HI - 64'(64 * k));
-    end
+    // the HPA line address of line k, one prefix adder (ks_adder) per line with the constant
+    // difference + k, so the lanes get every line's address from a register
+    wire [46*4-1:0] t_la;
+    genvar gk;
+    generate for (gk = 0; gk < 4; gk = gk + 1) begin : g_tla
+        ks_adder #(.WIDTH(46)) u_hpa (.a(s1_addr[51:6]), .b(T_HPA_OFF[51:6] + 46'(gk)),
+                                      .sum(t_la[46 * gk +: 46]));
+    end endgenerate
+    wire [45:0] t_hpa   = t_la[45:0];
+    // a table hit's line addresses: the stored first line + k (k < 4: short prefix adders)
+    wire [46*4-1:0] c_la;
+    generate for (gk = 0; gk < 4; gk = gk + 1) begin : g_cla
+        ks_adder #(.WIDTH(46)) u_hpa (.a(ht_hpa[c_hti]), .b(46'(gk)), .sum(c_la[46 * gk +: 46]));
+    end endgenerate
+    wire [3:0]  t_coh   = s1_tcoh;
     // a partial line in the coherent range cannot be written (no byte enables toward the home)
     wire [3:0]  t_st = (s1_st == ST_OK && s1_wr && |(t_coh & s1_pl)) ? ST_COH_PTL : s1_st;
     reg         s2_v, s2_wr, s2_dup;
+    reg [2:0]   s2_enl;
+    reg [4:0]   s2_eoh;
     reg [3:0]   s2_st;
     reg [95:0]  s2_hdr;
-    reg [2:0]   s2_nl;
-    reg [45:0]  s2_hpa;
+    reg [45:0]  s2_hpa [0:3];
     reg [3:0]   s2_coh;
     reg [15:0]  s2_mask;
     reg [511:0] s2_line [0:3];
@@ -330,9 +410,10 @@ module xbridge_core #(
     reg [3:0]     rob_st  [0:NROB-1];
     reg [LSW-1:0] rob_ls  [0:NROB-1];     // first line slot
     reg [2:0]     rob_nl  [0:NROB-1];     // lines (0 for an error)
-    reg           l_done  [0:NLINE-1];
-    reg           l_err   [0:NLINE-1];    // the far side answered the line with an error
-    reg [511:0]   l_data  [0:NLINE-1];
+    reg [2:0]     rob_nb  [0:NROB-1];     // data beats of a read response without error
+    wire [NLINE-1:0] l_done;              // per line slot (registers in g_ls below)
+    wire [NLINE-1:0] l_err;               // the far side answered the line with an error
+    wire [511:0]  l_data  [0:NLINE-1];
     reg [RW-1:0]  rob_head, rob_tail;
     reg [RW:0]    rob_cnt;
     reg [LSW-1:0] l_tail;
@@ -357,23 +438,47 @@ module xbridge_core #(
 
     // ------------------------------------------------------------------ enter
     // The candidate is S2's request, or S1's when it skips S2 (table hit or error, S2 empty).
-    wire s1_byp   = s1_v && (s1_hit || s1_st != ST_OK) && !s2_v;
-    wire n_v      = s2_v || s1_byp;
+    wire s1_byp   = s1_v && s1_bp && !s2_v;          // s1_bp: s1_hit || s1_st != ST_OK
     wire [3:0]  n_st   = s2_v ? s2_st  : s1_st;
     wire [95:0] n_hdr  = s2_v ? s2_hdr : s1_hdr;
     wire        n_wr   = s2_v ? s2_wr  : s1_wr;
-    wire [45:0] n_hpa  = s2_v ? s2_hpa : s1_hpa;
+    wire        n_h0   = s2_v ? s2_hpa[0][0] : s1_hpa[0][0];   // first line address bit 0
     wire [3:0]  n_coh  = s2_v ? s2_coh : s1_coh;
     wire [15:0] n_mask = s2_v ? s2_mask : s1_mask;
-    wire [2:0]  n_nl0  = s2_v ? s2_nl  : s1_nl;
     wire        n_dup  = s2_v ? s2_dup : s1_dup;
     wire [3:0]  e_st  = n_dup ? ST_BAD_TAG : n_st;
-    wire [2:0]  e_nl  = (e_st != ST_OK) ? 3'd0 : n_nl0;
-    wire [LSW+1:0] l_need = {1'b0, l_cnt} + (LSW+2)'(e_nl);
-    wire        l_room = (l_need <= (LSW+2)'(NLINE));
+    wire [2:0]  e_nl  = s2_v ? s2_enl : s1_enl;          // lines (0 unless e_st is ST_OK)
+    wire [8:0]  e_lenf = n_hdr[F_LEN +: 9];
+    wire [4:0]  e_nch  = (FLAVOR == 0) ? e_lenf[8:4] : e_lenf[4:0];
+    wire [5:0]  e_nb6  = ({1'b0, e_nch} + 6'd3) >> 2;
+    wire [2:0]  e_nb   = e_nb6[2:0];                     // data beats of its read response
+    // The entry decision of each candidate from registers (kept nets, the choice between them
+    // last): its line count (0 for an error or a duplicate), room for them in the line ring (the
+    // registered flags l_fr[k]: at least k slots free), each lane it has lines for ready
+    // (lane ln takes lines k0, k0 + LANES, ... with k0 = ln XOR the first line's address bit 0, so
+    // it has lines when the count exceeds k0), and a free request entry.
+    reg  [4:1]  l_fr;
+    // (the line count as a one-hot n: room when none or its flag; lane f has lines when the count
+    // exceeds k0)
+    function automatic room(input [4:0] n, input [4:1] fr);
+        room = n[0] || |(n[4:1] & fr);
+    endfunction
+    function automatic [LANES-1:0] needs(input [1:0] n, input h0);   // n: the one-hot's bits 0, 1
+        integer f;
+        for (f = 0; f < LANES; f = f + 1)
+            needs[f] = ((LANES == 1) || !(1'(f) ^ h0)) ? !n[0] : !(n[0] || n[1]);
+    endfunction
 
     // the request's lines per lane: lane ln takes lines k0, k0 + LANES, ... (k0 = first line whose
-    // address is ln modulo LANES)
+    // address is ln modulo LANES); their addresses from S2's or S1's registers
+    wire [46*LANES*NLL-1:0] ln_la;
+    genvar gla, glj;
+    generate for (gla = 0; gla < LANES; gla = gla + 1) begin : g_la
+        for (glj = 0; glj < NLL; glj = glj + 1) begin : g_j
+            wire [1:0] kk = ((LANES == 1) ? 2'd0 : {1'b0, 1'(gla) ^ n_h0}) + 2'(glj * LANES);
+            assign ln_la[46 * (NLL * gla + glj) +: 46] = s2_v ? s2_hpa[kk] : s1_hpa[kk];
+        end
+    end endgenerate
     wire [LANES-1:0]    ln_ready;
     reg  [LANES-1:0]    ln_need;
     reg  [QW*LANES-1:0] ln_ent;
@@ -384,7 +489,7 @@ module xbridge_core #(
     always @* begin
         ln_ent = {(QW*LANES){1'b0}};
         for (ln = 0; ln < LANES; ln = ln + 1) begin
-            k0  = (LANES == 1) ? 2'd0 : {1'b0, 1'(ln) ^ n_hpa[0]};
+            k0  = (LANES == 1) ? 2'd0 : {1'b0, 1'(ln) ^ n_h0};
             nll = (e_nl > 3'(k0)) ? NCW'((e_nl - 3'(k0) + 3'(LANES - 1)) >> LB) : {NCW{1'b0}};
             ln_need[ln] = (nll != {NCW{1'b0}});
             ln_ent[QW * ln +: 16]                 = seq_cnt;
@@ -392,7 +497,7 @@ module xbridge_core #(
             ln_ent[QW * ln + 17 +: NCW]           = nll;
             for (j = 0; j < NLL; j = j + 1) begin
                 kk = k0 + 2'(j * LANES);
-                ln_ent[QW * ln + 17 + NCW + 46 * j +: 46]               = n_hpa + 46'(kk);
+                ln_ent[QW * ln + 17 + NCW + 46 * j +: 46]               = ln_la[46 * (NLL * ln + j) +: 46];
                 ln_ent[QW * ln + 17 + NCW + 46 * NLL + LSW * j +: LSW]  = l_tail + LSW'(kk);
                 ln_ent[QW * ln + 17 + NCW + LP + j]                     = n_coh[kk[1:0]];
                 ln_ent[QW * ln + 17 + NCW + LP + NLL + 4 * j +: 4]      = n_mask[4 * kk[1:0] +: 4];
@@ -401,11 +506,16 @@ module xbridge_core #(
             end
         end
     end
-    wire rob_free = (rob_cnt != NROB[RW:0]);
-    wire enter    = n_v && rob_free && l_room && ((ln_need & ~ln_ready) == {LANES{1'b0}});
-    wire s2_to_i  = s2_v && enter;
-    wire s1_to_i  = !s2_v && enter;
-    wire s1_to_s2 = s1_v && !s1_byp && (!s2_v || s2_to_i);
+    reg  rob_free;               // a request entry is free (rob_cnt != NROB), registered
+    (* keep *) wire en2, en1;    // S2's request enters; S1's enters (when S2 is empty)
+    assign en2 = s2_v && rob_free && room(s2_eoh, l_fr) &&
+                 ((needs(s2_eoh[1:0], s2_hpa[0][0]) & ~ln_ready) == {LANES{1'b0}});
+    assign en1 = s1_v && s1_bp && rob_free && room(s1_eoh, l_fr) &&
+                 ((needs(s1_eoh[1:0], s1_hpa[0][0]) & ~ln_ready) == {LANES{1'b0}});
+    wire enter    = s2_v ? en2 : en1;
+    wire s2_to_i  = s2_v && en2;
+    wire s1_to_i  = !s2_v && en1;
+    wire s1_to_s2 = s1_v && !s1_byp && (!s2_v || en2);
     wire s1_out   = s1_to_i || s1_to_s2;
     assign p_take = p_full && (!s1_v || s1_out);
 
@@ -418,19 +528,26 @@ module xbridge_core #(
             if (p_take) begin
                 s1_v <= 1'b1;
                 s1_st <= c_st; s1_op <= c_op; s1_wr <= c_wr; s1_hdr <= p_hdr; s1_nl <= c_nl; s1_dup <= p_dup;
-                s1_hit <= c_hthit; s1_hpa <= ht_hpa[c_hti]; s1_coh <= ht_coh[c_hti];
-                s1_mask <= c_mask; s1_pl <= c_pl;
+                s1_enl <= (!p_dup && c_st == ST_OK) ? c_nl : 3'd0;
+                s1_eoh <= 5'd1 << ((!p_dup && c_st == ST_OK) ? c_nl : 3'd0);
+                s1_bp  <= c_hthit || (c_st != ST_OK);
+                s1_hit <= c_hthit; s1_coh <= ht_coh[c_hti];
+                for (jj = 0; jj < 4; jj = jj + 1) s1_hpa[jj] <= c_la[46 * jj +: 46];
+                s1_mask <= c_mask; s1_pl <= c_pl; s1_tcoh <= p_coh;
                 for (jj = 0; jj < 4; jj = jj + 1) s1_line[jj] <= c_shf[512 * jj +: 512];
             end else if (s1_out) s1_v <= 1'b0;
             if (s1_to_s2) begin
                 s2_v <= 1'b1;
-                s2_st <= t_st; s2_wr <= s1_wr; s2_hdr <= s1_hdr; s2_nl <= s1_nl; s2_mask <= s1_mask; s2_dup <= s1_dup;
-                s2_hpa <= t_hpa[51:6]; s2_coh <= t_coh;
+                s2_st <= t_st; s2_wr <= s1_wr; s2_hdr <= s1_hdr; s2_mask <= s1_mask; s2_dup <= s1_dup;
+                s2_enl <= (!s1_dup && t_st == ST_OK) ? s1_nl : 3'd0;
+                s2_eoh <= 5'd1 << ((!s1_dup && t_st == ST_OK) ? s1_nl : 3'd0);
+                s2_coh <= t_coh;
+                for (jj = 0; jj < 4; jj = jj + 1) s2_hpa[jj] <= t_la[46 * jj +: 46];
                 for (jj = 0; jj < 4; jj = jj + 1) s2_line[jj] <= s1_line[jj];
                 if (t_st == ST_OK) begin
                     ht_v[s1_addr[6 +: HW]]   <= 1'b1;
                     ht_key[s1_addr[6 +: HW]] <= {s1_addr, s1_hdr[F_LEN +: 9], s1_op};
-                    ht_hpa[s1_addr[6 +: HW]] <= t_hpa[51:6];
+                    ht_hpa[s1_addr[6 +: HW]] <= t_hpa;
                     ht_coh[s1_addr[6 +: HW]] <= t_coh;
                 end
             end else if (s2_to_i) s2_v <= 1'b0;
@@ -495,16 +612,11 @@ module xbridge_core #(
     wire [4:0]     h_nch  = (FLAVOR == 0) ? h_lenf[8:4] : h_lenf[4:0];
     wire [1:0]     h_s    = (FLAVOR == 0) ? 2'd0 : hh[F_ADDR + 4 +: 2];
     wire [5:0]     h_nb6  = ({1'b0, h_nch} + 6'd3) >> 2;
-    reg            h_all, h_err;
-    integer k2;
-    always @* begin
-        h_all = 1'b1; h_err = 1'b0;
-        for (k2 = 0; k2 < 4; k2 = k2 + 1)
-            if (3'(k2) < h_nl) begin
-                if (!l_done[h_ls + LSW'(k2)]) h_all = 1'b0;
-                if (l_err[h_ls + LSW'(k2)])   h_err = 1'b1;
-            end
-    end
+    // the head request's line slots as a registered mask (hm, kept with the head below): all
+    // done, any failed
+    reg  [NLINE-1:0] hm;
+    wire        h_all   = &(l_done | ~hm);
+    wire        h_err   = |(l_err & hm);
     wire [3:0]  h_st    = (rob_st[hd] == ST_OK && h_err) ? ST_CXL_ERR : rob_st[hd];
     wire        h_data  = h_rd && (h_st == ST_OK);
     wire [2:0]  h_beats = h_data ? h_nb6[2:0] : 3'd0;        // data beats after the header
@@ -512,7 +624,15 @@ module xbridge_core #(
     wire [95:0] rsp_hdr = {hh[95:F_TAG], h_st, h_op};         // echoes tag, src, len, addr
     reg  [2:0]  tx_t;                                         // transfer of the response
     wire        tx_fire = xl_tx_valid && xl_tx_ready;
-    wire        tx_end  = tx_fire && (|xl_tx_last);
+    // the transfer ending the response: the one with the last data beat, or the header's when
+    // there is no data (both from registers, kept; h_data, late, picks)
+    (* keep *) wire [XW-1:0] lst_d, lst_0;
+    genvar gy;
+    generate for (gy = 0; gy < XW; gy = gy + 1) begin : g_lst
+        assign lst_d[gy] = (3'(XW) * tx_t + 3'(gy) == rob_nb[hd]);
+        assign lst_0[gy] = (3'(XW) * tx_t + 3'(gy) == 3'd0);
+    end endgenerate
+    wire        tx_end  = tx_fire && (h_data ? |lst_d : |lst_0);
     assign xl_tx_valid  = (rob_cnt != {(RW+1){1'b0}}) && h_all;
 
     // beat b of the response: 0 = header, b >= 1 = chunks s+4(b-1) .. of the lines, zero past the end
@@ -528,7 +648,7 @@ module xbridge_core #(
             for (k3 = 0; k3 < 4; k3 = k3 + 1)
                 keep[k3] = ({1'b0, db, 2'(k3)} < h_nch);
         end
-        assign xl_tx_last[gx] = (bi == h_beats);
+        assign xl_tx_last[gx] = h_data ? lst_d[gx] : lst_0[gx];   // = (bi == h_beats)
         assign xl_tx_data[512 * gx +: 512] = (bi == 3'd0) ? {416'd0, rsp_hdr} :
             ((bi <= h_beats) ? (shf[511:0] & {{128{keep[3]}}, {128{keep[2]}}, {128{keep[1]}}, {128{keep[0]}}}) : 512'd0);
         /* verilator lint_off UNUSEDSIGNAL */
@@ -537,36 +657,133 @@ module xbridge_core #(
     end endgenerate
 
     // ------------------------------------------------------------------ reorder buffer update
-    integer l, le, lk;
+    // slots ls .. ls + n - 1 (mod NLINE) as a mask
+    function automatic [NLINE-1:0] smask(input [LSW-1:0] ls, input [2:0] n);
+        reg [NLINE-1:0] oh;
+        integer f;
+        begin
+            oh = {{(NLINE - 1){1'b0}}, 1'b1} << ls;
+            smask = {NLINE{1'b0}};
+            for (f = 0; f < 4; f = f + 1)
+                if (3'(f) < n) smask = smask | (oh << f) | (oh >> (NLINE - f));
+        end
+    endfunction
+    // Next values from registers for every outcome of the cycle (kept nets), picked by the late
+    // enter / tx_end: the line count and its room flags, the request count, the head's mask (the
+    // next entry's when the head leaves with others behind it, the entering request's when it
+    // becomes the head).
+    wire [RW-1:0] hd1 = rob_head + 1'b1;
+    (* keep *) wire [NLINE-1:0] m_next, m_ent;
+    assign m_next = smask(rob_ls[hd1], rob_nl[hd1]);
+    assign m_ent  = smask(l_tail, e_nl);
+    (* keep *) wire [LSW:0] lc_a, lc_b, lc_c, lc_d;     // l_cnt, + entering, - leaving, both
+    assign lc_a = l_cnt;
+    assign lc_b = l_cnt + (LSW+1)'(e_nl);
+    assign lc_c = l_cnt - (LSW+1)'(h_nl);
+    assign lc_d = l_cnt + (LSW+1)'(e_nl) - (LSW+1)'(h_nl);
+    function automatic [4:1] frees(input [LSW:0] c);     // [k]: at least k slots free
+        integer f;
+        for (f = 1; f <= 4; f = f + 1) frees[f] = (c <= (LSW+1)'(NLINE - f));
+    endfunction
+    (* keep *) wire [4:1] lf_a, lf_b, lf_c, lf_d;
+    assign lf_a = frees(lc_a);
+    assign lf_b = frees(lc_b);
+    assign lf_c = frees(lc_c);
+    assign lf_d = frees(lc_d);
+    wire h_next = (rob_cnt != (RW+1)'(1));              // another request is behind the head
+    wire rb_f0  = (rob_cnt != (RW+1)'(NROB));           // a request entry free, count unchanged
+    wire rb_f1  = (rob_cnt != (RW+1)'(NROB - 1));       // ... after one more
+
+    // line slots: cleared for an entering request, set by the lanes' completions (every event
+    // names a distinct outstanding slot), data written with the completion. A lane's issue-time
+    // event (0: forward, buffered write, skipped line) is its latest signal: the other events and
+    // the slot's own state are kept nets, so event 0 meets them in the last gates.
+    wire [NLINE-1:0] l_clr = enter ? m_ent : {NLINE{1'b0}};
+    genvar gsl, gse;
+    generate for (gsl = 0; gsl < NLINE; gsl = gsl + 1) begin : g_ls
+        reg          done, err;
+        reg  [511:0] dat;
+        (* keep *) wire [6*LANES-1:0] hit; // completion events naming this slot
+        (* keep *) wire [4*LANES-1:0] wd;  // ... with data
+        (* keep *) wire [6*LANES-1:0] dec; // events whose slot this is (valid or not)
+        for (gse = 0; gse < 6 * LANES; gse = gse + 1) begin : g_e
+            assign dec[gse] = (cp_ls[LSW * gse +: LSW] == LSW'(gsl));
+            assign hit[gse] = cp_v[gse] && dec[gse];
+            if (gse % 6 < 4) begin : g_d
+                assign wd[4 * (gse / 6) + gse % 6] = hit[gse] && cp_dv[4 * (gse / 6) + gse % 6];
+            end
+        end
+        // the events other than the lanes' event 0, and the slot's state after the clearing
+        (* keep *) wire o_done, o_err, o_we;
+        (* keep *) wire [511:0] o_dat;
+        reg [6*LANES-1:0] late;            // the lanes' event 0
+        reg [4*LANES-1:0] lated;
+        reg [511:0] od;
+        integer f;
+        always @* begin
+            late = {6*LANES{1'b0}}; lated = {4*LANES{1'b0}};
+            for (f = 0; f < LANES; f = f + 1) begin
+                late[6 * f] = 1'b1; lated[4 * f] = 1'b1;
+            end
+            od = 512'd0;
+            for (f = 0; f < 4 * LANES; f = f + 1)
+                if (!lated[f]) od = od | (cp_dat[512 * f +: 512] & {512{wd[f]}});
+        end
+        assign o_done = (|(hit & ~late)) || (done && !l_clr[gsl]);
+        assign o_err  = (|(hit & cp_err & ~late)) || (err && !l_clr[gsl]);
+        assign o_we   = |(wd & ~lated);
+        assign o_dat  = od;
+        // the lanes' event 0
+        reg          z_done, z_err, z_we;
+        reg  [511:0] z_dat;
+        always @* begin
+            z_done = 1'b0; z_err = 1'b0; z_we = 1'b0; z_dat = o_dat;
+            for (f = 0; f < LANES; f = f + 1) begin
+                z_done = z_done | hit[6 * f];
+                z_err  = z_err | (hit[6 * f] & cp_err[6 * f]);
+                z_we   = z_we | wd[4 * f];
+                if (wd[4 * f]) z_dat = cp_dat[512 * (4 * f) +: 512];
+            end
+        end
+        always @(posedge clk) begin
+            if (rst) begin
+                done <= 1'b0; err <= 1'b0;
+            end else begin
+                done <= z_done || o_done;
+                err  <= z_err || o_err;
+            end
+            if (z_we || o_we) dat <= z_dat;
+        end
+        assign l_done[gsl] = done;
+        assign l_err[gsl]  = err;
+        assign l_data[gsl] = dat;
+    end endgenerate
+
+    integer l;
     always @(posedge clk) begin
         if (rst) begin
             rob_head <= {RW{1'b0}}; rob_tail <= {RW{1'b0}}; rob_cnt <= {(RW+1){1'b0}};
-            l_tail <= {LSW{1'b0}}; l_cnt <= {(LSW+1){1'b0}};
+            l_tail <= {LSW{1'b0}}; l_cnt <= {(LSW+1){1'b0}}; l_fr <= 4'hF; hm <= {NLINE{1'b0}};
+            rob_free <= 1'b1;
             tx_t <= 3'd0; seq_cnt <= 16'd0;
             for (l = 0; l < NROB; l = l + 1) rob_v[l] <= 1'b0;
         end else begin
-            rob_cnt <= rob_cnt + {{RW{1'b0}}, enter} - {{RW{1'b0}}, tx_end};
-            l_cnt   <= l_cnt + (LSW+1)'(enter ? e_nl : 3'd0) - (LSW+1)'(tx_end ? h_nl : 3'd0);
+            case ({enter, tx_end})
+                2'b10:   begin rob_cnt <= rob_cnt + 1'b1; l_cnt <= lc_b; l_fr <= lf_b; rob_free <= rb_f1; end
+                2'b01:   begin rob_cnt <= rob_cnt - 1'b1; l_cnt <= lc_c; l_fr <= lf_c; rob_free <= 1'b1;  end
+                2'b11:   begin                            l_cnt <= lc_d; l_fr <= lf_d; rob_free <= rb_f0; end
+                default: begin                            l_cnt <= lc_a; l_fr <= lf_a; rob_free <= rb_f0; end
+            endcase
+            if (tx_end && h_next)                        hm <= m_next;
+            else if (enter && (rob_cnt == {(RW+1){1'b0}} || (tx_end && !h_next))) hm <= m_ent;
             if (enter) begin
                 rob_v[rob_tail] <= 1'b1; rob_rd[rob_tail] <= !n_wr; rob_hdr[rob_tail] <= n_hdr;
                 rob_st[rob_tail] <= e_st; rob_ls[rob_tail] <= l_tail; rob_nl[rob_tail] <= e_nl;
-                for (l = 0; l < 4; l = l + 1)
-                    if (3'(l) < e_nl) begin
-                        l_done[l_tail + LSW'(l)] <= 1'b0; l_err[l_tail + LSW'(l)] <= 1'b0;
-                    end
+                rob_nb[rob_tail] <= e_nb;
                 rob_tail <= rob_tail + 1'b1;
                 l_tail   <= l_tail + LSW'(e_nl);
                 seq_cnt  <= seq_cnt + 16'd1;
             end
-            // line completions from the lanes (every event names a distinct outstanding slot)
-            for (le = 0; le < LANES; le = le + 1)
-                for (lk = 0; lk < 6; lk = lk + 1)
-                    if (cp_v[6 * le + lk]) begin
-                        l_done[cp_ls[LSW * (6 * le + lk) +: LSW]] <= 1'b1;
-                        if (cp_err[6 * le + lk]) l_err[cp_ls[LSW * (6 * le + lk) +: LSW]] <= 1'b1;
-                        if (lk < 4 && cp_dv[4 * le + (lk & 3)])
-                            l_data[cp_ls[LSW * (6 * le + lk) +: LSW]] <= cp_dat[512 * (4 * le + (lk & 3)) +: 512];
-                    end
             if (tx_fire) tx_t <= tx_t + 3'd1;
             if (tx_end) begin
                 tx_t <= 3'd0;
@@ -577,8 +794,9 @@ module xbridge_core #(
     end
 
     // ------------------------------------------------------------------ statistics / debug
-    // The lanes' dropped-response counts are registered before they are summed and added:
-    // stat_proto_err counts a dropped response one cycle after the cycle it arrived in.
+    // The lanes' dropped-response counts (formed from registered flags in the lanes) are
+    // registered again before they are summed and added: stat_proto_err counts a dropped response
+    // two cycles after the cycle it arrived in.
     reg [2:0] n_hit, n_fwd, n_miss, n_rmw;
     reg [3:0] n_proto;
     reg [3*LANES-1:0] ev_proto_q;
@@ -618,7 +836,7 @@ module xbridge_core #(
         .clk(clk), .rst(rst), .en(s1_to_i && s1_hit), .add(1'b1), .count(stat_ht_hit));
     // header bits the bridge does not interpret
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, t_hpa, t_a[5:0], hh[7:0], h_lenf, c_hi[16], c_lo[16], c_nb6, c_nl6, h_nb6, ln_now};
+    wire unused_ok = &{1'b0, s1_addr[5:0], hh[7:0], h_lenf, c_nb6, c_nl6, h_nb6, e_nb6, ln_now};
     /* verilator lint_on UNUSEDSIGNAL */
     assign dbg_req_valid  = enter;
     assign dbg_req_seq    = seq_cnt;

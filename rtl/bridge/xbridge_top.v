@@ -159,16 +159,25 @@ module xbridge_top #(
             .link_up(link_up[g]), .link_fatal(link_fatal[g]));
     end endgenerate
 
+    // The links' unexpected-message flags are registered before they are counted and added
+    // (stat_link_unexp counts a message one cycle after the cycle it arrived in); the saturating
+    // add is a prefix adder one bit wider than the count (the top bit is the carry).
+    reg [4*LANES-1:0] unexp_q;
     reg [3:0] n_unexp;
     integer u;
     always @* begin
         n_unexp = 4'd0;
-        for (u = 0; u < 4 * LANES; u = u + 1) n_unexp = n_unexp + 4'(l_unexp[u]);
+        for (u = 0; u < 4 * LANES; u = u + 1) n_unexp = n_unexp + 4'(unexp_q[u]);
     end
-    wire [16:0] unexp_sum = {1'b0, stat_link_unexp} + 17'(n_unexp);
+    wire [16:0] unexp_sum;
+    ks_adder #(.WIDTH(17)) u_unexp_add (.a({1'b0, stat_link_unexp}), .b(17'(n_unexp)), .sum(unexp_sum));
     always @(posedge clk) begin
-        if (rst) stat_link_unexp <= 16'd0;
-        else     stat_link_unexp <= unexp_sum[16] ? 16'hFFFF : unexp_sum[15:0];
+        if (rst) begin
+            stat_link_unexp <= 16'd0; unexp_q <= {4*LANES{1'b0}};
+        end else begin
+            unexp_q <= l_unexp;
+            stat_link_unexp <= unexp_sum[16] ? 16'hFFFF : unexp_sum[15:0];
+        end
     end
 endmodule
 `default_nettype wire
