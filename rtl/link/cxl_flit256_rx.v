@@ -9,6 +9,12 @@
 // data lines of the data classes come out packed per class in data-header order. Delivering runs
 // instead of single messages keeps the per-class packing to one whole-slot select per run (a
 // message-granular packer needs a 4:1 position select per (message, slot) pair).
+// Pipelined (for the 20-level budget, rtl/README-timing.md): the outputs describe the flit given
+// on `flit` / `flit_valid` LAT = 4 cycles earlier (`out_valid`). Stage 1 decodes the slots, the
+// CRC syndrome, the header and CRD fields and each slot's successor as a header; stages 2 and 3
+// find the header slots (pointer doubling) and everything that depends on them; stage 4 counts
+// (group sums, run and line ranks); the outputs are formed from stage 4's registers and the
+// inputs `crc_seq` and `commit` of that cycle, which refer to the flit on the outputs.
 // proto_err (CRC-clean flit that we reject; outputs other than crc_ok/proto_err read zero):
 //   flit type 01b/11b or header bits [5:4] set; NOP with Replay Cmd 01b or a non-zero body;
 //   payload flit with Replay Cmd 1xb, or an ACK count above 255; reserved CRD code or CRD[15];
@@ -28,7 +34,11 @@ module cxl_flit256_rx #(
     input  wire                    rst,
     input  wire                    flit_valid,
     input  wire [2047:0]           flit,
-    input  wire                    commit,
+    // the outputs: the flit given LAT = 4 cycles earlier
+    output wire                    out_valid,  // flit_valid of that flit
+    output wire                    pay_type,   // its flit type is payload (whatever its CRC)
+    input  wire [63:0]             crc_seq,    // what its CRC field holds beyond the CRC when it is a payload flit (cxl_link's SEQ_CRC term; 0: plain CRC)
+    input  wire                    commit,     // it is accepted (its group D counts for the next flit's DA limit)
     output wire                    crc_ok,
     output wire                    retryable,
     output wire [2:0]              ctl_kind,
@@ -150,22 +160,25 @@ module cxl_flit256_rx #(
             if (rlanes > MAXM) rlanes = MAXM;
         end
     endfunction
+    // ================================================================ stage 1: from the flit
     // ---------------------------------------------------------------- flit header
-    wire [15:0] fh     = flit[15:0];
-    wire [1:0]  ftype  = fh[7:6];
-    wire [1:0]  rcmd   = fh[3:2];
-    wire [9:0]  fld    = {fh[1:0], fh[15:8]};
-    wire        is_nop = (ftype == 2'b00);
-    wire        is_pay = (ftype == 2'b10);
-    wire        hdr_err = (fh[5:4] != 2'b00) || !(is_nop || is_pay) ||
-                          (is_nop && rcmd == 2'b01) || (is_pay && rcmd[1]) ||
-                          (is_pay && rcmd == 2'b01 && fld[9:8] != 2'b00) ||
-                          (is_nop && |flit[1935:16]);
+    wire [15:0] fh      = flit[15:0];
+    wire [1:0]  ftype   = fh[7:6];
+    wire [1:0]  f_rcmd  = fh[3:2];
+    wire [9:0]  f_fld   = {fh[1:0], fh[15:8]};
+    wire        f_nop   = (ftype == 2'b00);
+    wire        f_pay   = (ftype == 2'b10);
+    wire        f_hdr_err = (fh[5:4] != 2'b00) || !(f_nop || f_pay) ||
+                            (f_nop && f_rcmd == 2'b01) || (f_pay && f_rcmd[1]) ||
+                            (f_pay && f_rcmd == 2'b01 && f_fld[9:8] != 2'b00) ||
+                            (f_nop && |flit[1935:16]);
 
     // ---------------------------------------------------------------- CRC (bytes 242..249)
+    // syndrome: the CRC of bytes 0..241 XOR the CRC field; 0 for a clean flit without a term
     wire [63:0] crc_calc;
     cxl_crc64_256b u_crc (.data(flit[1935:0]), .crc(crc_calc));
-    assign crc_ok = (crc_calc == flit[1999:1936]);
+    wire [63:0] f_syn = crc_calc ^ flit[1999:1936];
+    wire unused_fec = &{1'b0, flit[2047:2000]};   // FEC bytes 250..255: left to the PHY
 
     // ---------------------------------------------------------------- slots
     wire [127:0] slot [0:NSLOT-1];
@@ -176,6 +189,7 @@ module cxl_flit256_rx #(
     wire [NPOS-1:0]     prsv;    // valid message with an RSVD bit set
     wire [NSLOT-1:0]    serr;    // format violation (if s is a header slot)
     wire [NSLOT-1:0]    nz;      // slot not all-zero (an all-zero header slot is empty)
+    wire [NSLOT-1:0]    rsvs;    // some valid message of the slot has an RSVD bit set
     genvar s;
     generate
         for (s = 0; s < NSLOT; s = s + 1) begin : g_s
@@ -185,184 +199,10 @@ module cxl_flit256_rx #(
             cxl_flit256_rx_slot #(.SR(SR), .PBR(PBR), .H((s == 0) ? 1 : 0), .CWV(CWV), .TM2(TM2), .TM5(TM5), .RMV(RMV)) u_slot (
                 .slot(slot[s]), .fmt_err(serr[s]), .pv(pv[s*4 +: 4]), .pc(pc[s*12 +: 12]),
                 .ptrl(ptrl[s*4 +: 4]), .prsv(prsv[s*4 +: 4]));
-            assign nz[s] = |slot[s];
+            assign nz[s]   = |slot[s];
+            assign rsvs[s] = |prsv[s*4 +: 4];
         end
     endgenerate
-
-    // ---------------------------------------------------------------- data slot chain
-    // Slot s is a header slot when no data is owed; each valid DH owes 4 data (+1 trailer) slots,
-    // in position order, starting right after its slot. Everything a slot does as a header (the
-    // slots it owes, the first data slot of each DH, its trailer slots) depends on that slot alone
-    // and is formed for every slot in parallel. What chains is only which slots are headers: the
-    // next header after header s is nxt(s) = s + 1 + own(s) (15 = past the flit). The header set is
-    // everything reachable from slot 0 along nxt, formed by pointer doubling: one-hot successor
-    // matrices for 1, 2, 4 and 8 steps, and the reach set widened by each in turn (4 matrix
-    // products deep instead of 15 dependent slot steps).
-    reg [4:0]        own  [0:NSLOT-1];  // data slots owed by slot s as a header
-    reg [NPOS*5-1:0] dsl;               // first data slot of the DH at (s, q), if s is a header
-    reg [NSLOT-1:0]  tcs  [0:NSLOT-1];  // C_DATA trailer slots of header slot s
-    reg [NSLOT-1:0]  tms  [0:NSLOT-1];  // M_DATA trailer slots of header slot s
-    reg [NSLOT-1:0]  past;              // header slot s owes data past slot 14 (rollover)
-    reg [4:0]        d_at;
-    reg [5:0]        nx6;
-    reg [2:0]        pcq;
-    reg [255:0]      m1;                // bit s*16 + t: t = nxt(s) (t = 15: past the flit, a sink)
-    integer si, qi;  // loop variables of this block only
-    always @* begin
-        dsl = {NPOS*5{1'b0}};
-        past = {NSLOT{1'b0}};
-        d_at = 5'd0;
-        nx6 = 6'd0;
-        pcq = 3'd0;
-        m1 = 256'd0;
-        m1[15*16 + 15] = 1'b1;
-        for (si = 0; si < NSLOT; si = si + 1) begin
-            tcs[si] = {NSLOT{1'b0}};
-            tms[si] = {NSLOT{1'b0}};
-            d_at = 5'(si + 1);
-            for (qi = 0; qi < 4; qi = qi + 1) begin
-                pcq = pc[(si*4+qi)*3 +: 3];
-                dsl[(si*4+qi)*5 +: 5] = d_at;
-                if (pv[si*4+qi] && (pcq == 3'd2 || pcq == 3'd5)) begin
-                    if (ptrl[si*4+qi] && d_at + 5'd4 < 5'(NSLOT)) begin
-                        if (pcq == 3'd2) tcs[si][4'(d_at + 5'd4)] = 1'b1;
-                        else             tms[si][4'(d_at + 5'd4)] = 1'b1;
-                    end
-                    d_at = d_at + 5'd4 + {4'd0, ptrl[si*4+qi]};
-                end
-            end
-            own[si] = d_at - 5'(si + 1);  // at most 4 x 5 = 20: exact despite the 5-bit wrap
-            nx6 = 6'(si + 1) + {1'b0, own[si]};
-            past[si] = (nx6 > 6'd15);
-            if (nx6 >= 6'd15) m1[si*16 + 15] = 1'b1;
-            else              m1[si*16 + 32'(nx6)] = 1'b1;
-        end
-    end
-    // Successor matrices for 2, 4 and 8 steps (Boolean products: row s of the product is the OR of
-    // the rows of the right matrix its left row selects), each beside its transpose, and the reach
-    // sets after 1, 3, 7 and 15 steps (a set's successors: the OR of the rows it selects). Bit t of
-    // row s of a matrix is [s*16 + t], of its transpose [t*16 + s]. Kept: ABC would otherwise fold
-    // the products back into a slot-by-slot chain.
-    wire [255:0] m1t;
-    (* keep *) wire [255:0] m2, m4, m8;
-    wire [255:0] m2t, m4t, m8t;
-    (* keep *) wire [15:0]  r1, r3, r7, r15;
-    wire [15:0] s3, s7, s15;  // successors of r1 in 2 steps, of r3 in 4, of r7 in 8
-    genvar gmi, gmj;
-    generate
-        for (gmi = 0; gmi < 16; gmi = gmi + 1) begin : g_mi
-            for (gmj = 0; gmj < 16; gmj = gmj + 1) begin : g_mj
-                assign m1t[gmj*16 + gmi] = m1[gmi*16 + gmj];
-                assign m2[gmi*16 + gmj]  = |(m1[gmi*16 +: 16] & m1t[gmj*16 +: 16]);
-                assign m2t[gmj*16 + gmi] = m2[gmi*16 + gmj];
-                assign m4[gmi*16 + gmj]  = |(m2[gmi*16 +: 16] & m2t[gmj*16 +: 16]);
-                assign m4t[gmj*16 + gmi] = m4[gmi*16 + gmj];
-                assign m8[gmi*16 + gmj]  = |(m4[gmi*16 +: 16] & m4t[gmj*16 +: 16]);
-                assign m8t[gmj*16 + gmi] = m8[gmi*16 + gmj];
-            end
-            assign s3[gmi]  = |(r1 & m2t[gmi*16 +: 16]);
-            assign s7[gmi]  = |(r3 & m4t[gmi*16 +: 16]);
-            assign s15[gmi] = |(r7 & m8t[gmi*16 +: 16]);
-        end
-    endgenerate
-    assign r1  = 16'd1 | m1[15:0];
-    assign r3  = r1 | s3;
-    assign r7  = r3 | s7;
-    assign r15 = r7 | s15;
-    wire [NSLOT-1:0] is_hdr = r15[NSLOT-1:0];
-    /* verilator lint_off UNUSEDSIGNAL */  // bit 15: reached past the flit (no header there)
-    wire unused_r15 = r15[15];
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire rollover = |(past & is_hdr);
-
-    // the header slots' own results, kept for header slots only
-    reg [NPOS*5-1:0] dst;      // first data slot of the DH at position (s, q)
-    reg [NSLOT-1:0]  trl_c;    // slot is a C_DATA trailer slot
-    reg [NSLOT-1:0]  trl_m;    // slot is an M_DATA trailer slot
-    integer hi;
-    always @* begin
-        dst = dsl;
-        trl_c = {NSLOT{1'b0}};
-        trl_m = {NSLOT{1'b0}};
-        for (hi = 0; hi < NSLOT; hi = hi + 1) begin
-            if (!is_hdr[hi]) dst[hi*20 +: 20] = 20'd0;
-            else begin
-                trl_c = trl_c | tcs[hi];
-                trl_m = trl_m | tms[hi];
-            end
-        end
-    end
-
-    // Trailer values above the trailer width must be zero (D2H BE 64, RwD 96, DRS 32 bits).
-    localparam integer TWC = (SDOWN == 1) ? 128 : 64;
-    localparam integer TWM = (SDOWN == 1) ? 96 : 32;
-    reg trl_err;
-    integer ti;
-    always @* begin
-        trl_err = 1'b0;
-        for (ti = 1; ti < NSLOT; ti = ti + 1) begin
-            if (trl_c[ti] && TWC < 128 && |(slot[ti] >> TWC)) trl_err = 1'b1;
-            if (trl_m[ti] && |(slot[ti] >> TWM)) trl_err = 1'b1;
-        end
-    end
-
-    // ---------------------------------------------------------------- counts and group limits
-    reg [2:0]  nsc  [0:NSLOT-1][0:5];  // messages of class c in header slot s
-    reg [1:0]  q0   [0:NSLOT-1][0:5];  // first position of class c in slot s
-    reg [4:0]  base [0:NSLOT-1][0:5];  // messages of class c before slot s
-    reg [4:0]  gcnt [0:3][0:5];
-    reg [4:0]  tot  [0:5];
-    reg [3:0]  rk   [0:NSLOT-1][0:5];  // runs of class c before slot s
-    reg [4:0]  nrun [0:5];
-    reg [4:0]  prev_d [0:5];
-    reg        grp_err, max_err;  // group limits AB, BC, CD (DA: da_err below); MAXM
-    integer ci, gi, sk, qk;
-    always @* begin
-        grp_err = 1'b0;
-        max_err = 1'b0;
-        for (ci = 0; ci < 6; ci = ci + 1) begin
-            for (gi = 0; gi < 4; gi = gi + 1) gcnt[gi][ci] = 5'd0;
-            tot[ci] = 5'd0;
-            nrun[ci] = 5'd0;
-            for (sk = 0; sk < NSLOT; sk = sk + 1) begin
-                nsc[sk][ci] = 3'd0;
-                q0[sk][ci] = 2'd0;
-                for (qk = 3; qk >= 0; qk = qk - 1)
-                    if (pc[(sk*4+qk)*3 +: 3] == 3'(ci)) q0[sk][ci] = 2'(qk);
-                for (qk = 0; qk < 4; qk = qk + 1)
-                    if (is_hdr[sk] && pv[sk*4+qk] && pc[(sk*4+qk)*3 +: 3] == 3'(ci))
-                        nsc[sk][ci] = nsc[sk][ci] + 3'd1;
-                base[sk][ci] = tot[ci];
-                tot[ci] = tot[ci] + {2'd0, nsc[sk][ci]};
-                rk[sk][ci] = nrun[ci][3:0];
-                if (nsc[sk][ci] != 3'd0) nrun[ci] = nrun[ci] + 5'd1;
-                gcnt[sk / 4][ci] = gcnt[sk / 4][ci] + {2'd0, nsc[sk][ci]};
-            end
-            // the flit's total as a tree of the group sums (the running sum above only feeds base)
-            tot[ci] = (gcnt[0][ci] + gcnt[1][ci]) + (gcnt[2][ci] + gcnt[3][ci]);
-            if (gcnt[0][ci] + gcnt[1][ci] > glim(3'(ci)) ||
-                gcnt[1][ci] + gcnt[2][ci] > glim(3'(ci)) || gcnt[2][ci] + gcnt[3][ci] > glim(3'(ci)))
-                grp_err = 1'b1;
-            if (tot[ci] > 5'(MAXM)) max_err = 1'b1;
-        end
-    end
-
-    // Group DA crosses flits: the previous flit's group D count (prev_d, a register) plus this
-    // flit's group A count (5-bit sum) above the limit. Formed from the flit alone as a table over
-    // every prev_d value, then indexed by prev_d, so the register enters the verdict a 32:1 select
-    // before the end instead of at the start of the count logic (kept: ABC would fold it back).
-    wire [5:0] da_hit;
-    genvar ga, gv;
-    generate
-        for (ga = 0; ga < 6; ga = ga + 1) begin : g_da
-            (* keep *) wire [31:0] tab;
-            for (gv = 0; gv < 32; gv = gv + 1) begin : g_v
-                assign tab[gv] = (5'(gv) + gcnt[0][ga] > glim(3'(ga)));
-            end
-            assign da_hit[ga] = tab[prev_d[ga]];
-        end
-    endgenerate
-    wire da_err = |da_hit;
 
     // ---------------------------------------------------------------- CRD
     wire [15:0] crd = flit[1935:1920];
@@ -402,36 +242,144 @@ module cxl_flit256_rx #(
         end
     end
     wire empty_flit = (crd[4:0] == CRD_EMPTY);
-    wire empty_err  = empty_flit && (|nz || crd[14:5] != 10'd0);
-    wire slot_err   = |(serr & is_hdr & nz);
+    wire f_empty_err = empty_flit && (|nz || crd[14:5] != 10'd0);
 
-    // ---------------------------------------------------------------- verdict
-    (* keep *) wire pay_err = slot_err || rollover || trl_err || grp_err || rsv_err || max_err ||
-                              crd_err || empty_err;  // everything but DA: the flit alone
-    wire err  = hdr_err || (is_pay && (pay_err || da_err));
-    wire chk  = flit_valid && crc_ok;
-    wire good = chk && !err;
-    wire good_pay = good && is_pay;
+    // ---------------------------------------------------------------- successor of each slot
+    // Slot s is a header slot when no data is owed; each valid DH owes 4 data (+1 trailer) slots,
+    // starting right after its slot. As a header, slot s owes own(s) = 4 per valid DH + 1 per
+    // trailer, and the next header after it is nxt(s) = s + 1 + own(s) (15 = past the flit): row s
+    // of the one-hot successor matrix m1, formed from the slot alone (the counts of DHs and of
+    // trailers as one-hot values, the row as an OR over their pairs).
+    function automatic [4:0] cnt1h(input [3:0] v);  // number of set bits, one-hot (bit n = n)
+        begin
+            case (v)
+                4'b0000: cnt1h = 5'b00001;
+                4'b0001, 4'b0010, 4'b0100, 4'b1000: cnt1h = 5'b00010;
+                4'b0111, 4'b1011, 4'b1101, 4'b1110: cnt1h = 5'b01000;
+                4'b1111: cnt1h = 5'b10000;
+                default: cnt1h = 5'b00100;
+            endcase
+        end
+    endfunction
+    // the (a, b) pairs (a DHs, b trailers) that make min(15, sl + 1 + 4a + b) = t
+    function automatic [24:0] pairs(input integer sl, input integer t);
+        integer a, b, n;
+        begin
+            pairs = 25'd0;
+            for (a = 0; a < 5; a = a + 1)
+                for (b = 0; b < 5; b = b + 1) begin
+                    n = sl + 1 + 4*a + b;
+                    if (((n >= 15) ? 15 : n) == t) pairs[a*5 + b] = 1'b1;
+                end
+        end
+    endfunction
+    wire [NPOS-1:0]  isdh;               // position holds a valid DH (ptrl implies it)
+    wire [NSLOT*16-1:0] m1r;             // row s: bit t = (t = nxt(s)), 15 for past the flit
+    genvar q, ga, gbb;
+    generate
+        for (s = 0; s < NSLOT; s = s + 1) begin : g_nx
+            for (q = 0; q < 4; q = q + 1) begin : g_q
+                wire [2:0] c3 = pc[(s*4 + q)*3 +: 3];
+                assign isdh[s*4 + q] = pv[s*4 + q] && (c3 == 3'd2 || c3 == 3'd5);
+            end
+            wire [4:0]  na = cnt1h(isdh[s*4 +: 4]);
+            wire [4:0]  nb = cnt1h(ptrl[s*4 +: 4]);
+            wire [24:0] ab;                  // bit a*5 + b: a DHs and b trailers
+            for (ga = 0; ga < 5; ga = ga + 1) begin : g_a
+                for (gbb = 0; gbb < 5; gbb = gbb + 1) begin : g_b
+                    assign ab[ga*5 + gbb] = na[ga] & nb[gbb];
+                end
+            end
+            for (ga = 0; ga < 16; ga = ga + 1) begin : g_t
+                localparam [24:0] PT = pairs(s, ga);
+                assign m1r[s*16 + ga] = |(ab & PT);
+            end
+        end
+    endgenerate
 
-    assign proto_err     = chk && err;
-    assign retryable     = chk && is_pay;
-    assign ctl_kind      = !good ? K_NONE : is_pay ? K_NONE :
-                           (rcmd == 2'b10) ? K_REQ : (rcmd == 2'b11) ? K_ACK : K_IDLE;
-    assign ctl_eseq      = (good && is_nop) ? fld[7:0] : 8'd0;
-    assign ctl_num_retry = 5'd0;  // not carried by the 256B header (CONVENTIONS.md)
-    assign ctl_empty     = 1'b0;
-    assign ack_cnt       = (good_pay && rcmd == 2'b01) ? fld[7:0] : 8'd0;
-    assign crd_cnt       = good_pay ? crd_d : 48'd0;
+    // ---------------------------------------------------------------- stage 1 registers
+    reg                s1_v;
+    reg  [1935:0]      s1_flit;
+    reg  [63:0]        s1_syn;
+    reg                s1_nop, s1_pay, s1_hdr_err, s1_crd_err, s1_empty_err;
+    reg  [1:0]         s1_rcmd;
+    reg  [7:0]         s1_fld;   // the ACK count / ESeq (its bits 9:8 only matter to hdr_err)
+    reg  [47:0]        s1_crd;
+    reg  [NSLOT-1:0]   s1_nz, s1_serr, s1_rsvs;
+    reg  [NPOS-1:0]    s1_pv, s1_ptrl, s1_isdh;
+    reg  [NPOS*3-1:0]  s1_pc;
+    reg  [NSLOT*16-1:0] s1_m1;
+    always @(posedge clk) begin
+        if (rst) s1_v <= 1'b0;
+        else     s1_v <= flit_valid;
+    end
+    always @(posedge clk) begin
+        s1_flit  <= flit[1935:0];
+        s1_syn   <= f_syn;
+        s1_nop   <= f_nop;
+        s1_pay   <= f_pay;
+        s1_hdr_err <= f_hdr_err;
+        s1_crd_err <= crd_err;
+        s1_empty_err <= f_empty_err;
+        s1_rcmd  <= f_rcmd;
+        s1_fld   <= f_fld[7:0];
+        s1_crd   <= crd_d;
+        s1_nz    <= nz;
+        s1_serr  <= serr;
+        s1_rsvs  <= rsvs;
+        s1_pv    <= pv;
+        s1_ptrl  <= ptrl;
+        s1_isdh  <= isdh;
+        s1_pc    <= pc;
+        s1_m1    <= m1r;
+    end
 
-    // ---------------------------------------------------------------- runs
-    // Run of class c in slot s: its messages are back to back in the slot from position q0, which
-    // is 0, or 1 behind the single first-class message of a two-class HBR format (G0/H0: H2D Req +
-    // H2D Rsp; G2/H2: D2H Req + D2H Rsp; G6: S2M BISnp + S2M NDR; cxl-flits.md 4.2). So the run is
-    // the slot shifted by one of two constant offsets; bits past its messages are never read.
-    // Run j of class c comes from the slot with j runs of c before it. Only the (run, slot) terms a
-    // flit within the group limits can use are built (slots 0..7 hold at most L runs of a class,
-    // slots 8..14 2L, data classes MAXD); any other flit is rejected as grp_err or max_err, which
-    // zeroes the outputs.
+    // ================================================================ stage 2: successors
+    // The header set is everything reachable from slot 0 along nxt, formed by pointer doubling:
+    // one-hot successor matrices for 1, 2, 4 and 8 steps (Boolean products: row s of the product
+    // is the OR of the rows of the right matrix its left row selects) and the reach sets after 1,
+    // 3 and 7 steps here, after 15 steps in stage 3 (4 matrix products deep instead of 15
+    // dependent slot steps). Bit t of row s of a matrix is [s*16 + t], of its transpose
+    // [t*16 + s]. Kept: ABC would otherwise fold the products back into a slot-by-slot chain.
+    wire [255:0] m1 = {16'h8000, s1_m1};   // row 15: past the flit, a sink
+    wire [255:0] m1t;
+    (* keep *) wire [255:0] m2, m4, m8;
+    wire [255:0] m2t, m4t;
+    (* keep *) wire [15:0]  r1, r3, r7;
+    wire [15:0] s3, s7;  // successors of r1 in 2 steps, of r3 in 4
+    genvar gmi, gmj;
+    generate
+        for (gmi = 0; gmi < 16; gmi = gmi + 1) begin : g_mi
+            for (gmj = 0; gmj < 16; gmj = gmj + 1) begin : g_mj
+                assign m1t[gmj*16 + gmi] = m1[gmi*16 + gmj];
+                assign m2[gmi*16 + gmj]  = |(m1[gmi*16 +: 16] & m1t[gmj*16 +: 16]);
+                assign m2t[gmj*16 + gmi] = m2[gmi*16 + gmj];
+                assign m4[gmi*16 + gmj]  = |(m2[gmi*16 +: 16] & m2t[gmj*16 +: 16]);
+                assign m4t[gmj*16 + gmi] = m4[gmi*16 + gmj];
+                assign m8[gmi*16 + gmj]  = |(m4[gmi*16 +: 16] & m4t[gmj*16 +: 16]);
+            end
+            assign s3[gmi]  = |(r1 & m2t[gmi*16 +: 16]);
+            assign s7[gmi]  = |(r3 & m4t[gmi*16 +: 16]);
+        end
+    endgenerate
+    assign r1 = 16'd1 | m1[15:0];
+    assign r3 = r1 | s3;
+    assign r7 = r3 | s7;
+
+    // ---------------------------------------------------------------- per slot, as a header
+    // What a slot does as a header depends on that slot alone: the first data slot of each DH
+    // (dsl, 5-bit slot arithmetic as the slot walk it replaces), its C_DATA / M_DATA trailer slots,
+    // whether it owes data past slot 14 (rollover), and whether a trailer it owes carries bits
+    // above the trailer width (D2H BE 64, RwD 96, DRS 32 bits: those must be zero).
+    localparam integer TWC = (SDOWN == 1) ? 128 : 64;
+    localparam integer TWM = (SDOWN == 1) ? 96 : 32;
+    wire [NPOS*5-1:0] dsl;               // first data slot of the DH at (s, q), if s is a header
+    wire [NSLOT-1:0]  past;              // header slot s owes data past slot 14
+    wire [NSLOT-1:0]  tbad;              // a trailer slot header slot s owes has bits set above the width
+    wire [NSLOT-1:0]  cbad, mbad;        // slot t as a C_DATA / M_DATA trailer: bits above the width
+    wire [NSLOT*6*3-1:0] cnt;            // messages of class c in slot s: [(s*6 + c)*3 +: 3]
+    wire [NSLOT*6-1:0]   qf;             // class c's run in slot s starts behind the first class's message
+    wire [2*NPOS-1:0]    dh;             // position p holds a valid C_DATA (d = 0) / M_DATA (1) DH: [d*NPOS + p]
     function automatic integer first_of(input integer c);  // first class of c's two-class format
         begin
             first_of = -1;
@@ -439,9 +387,407 @@ module cxl_flit256_rx #(
             if (PBR == 0 && SDOWN == 0 && c == 4) first_of = 3;
         end
     endfunction
+    // Position q's DH (if valid) starts its data at s + 1 + 4 a + b, with a DHs and b trailers
+    // before it in the slot; b <= a <= 3, so 4 a + b is the 4-bit value {a, b}.
+    function automatic [1:0] cnt3(input [2:0] v);   // set bits of 3 bits
+        begin
+            cnt3 = {1'b0, v[0]} + {1'b0, v[1]} + {1'b0, v[2]};
+        end
+    endfunction
+    genvar gc;
+    generate
+        for (s = 0; s < NSLOT; s = s + 1) begin : g_hs
+            wire [127:0] sl = (s == 0) ? {16'd0, s1_flit[127:16]} : s1_flit[s*128 +: 128];
+            assign cbad[s] = (TWC < 128) && |(sl >> TWC);
+            assign mbad[s] = |(sl >> TWM);
+            wire [3:0] dv = s1_isdh[s*4 +: 4];
+            wire [3:0] tv = s1_ptrl[s*4 +: 4];
+            wire [14:0] tcs_q [0:3];
+            wire [14:0] tms_q [0:3];
+            for (q = 0; q < 4; q = q + 1) begin : g_dq
+                wire [1:0] a = (q == 0) ? 2'd0 : cnt3(3'(dv[((q > 0) ? q : 1)-1:0]));
+                wire [1:0] b = (q == 0) ? 2'd0 : cnt3(3'(tv[((q > 0) ? q : 1)-1:0]));
+                wire [4:0] d = 5'(s + 1) + {1'b0, a, b};   // 5-bit slot arithmetic
+                wire [4:0] t = d + 5'd4;                   // its trailer slot
+                wire [14:0] tm = (tv[q] && t < 5'(NSLOT)) ? (15'd1 << t) : 15'd0;
+                wire [2:0] pcq = s1_pc[(s*4 + q)*3 +: 3];
+                assign tcs_q[q] = (pcq == 3'd2) ? tm : 15'd0;
+                assign tms_q[q] = (pcq == 3'd2) ? 15'd0 : tm;
+                assign dsl[(s*4 + q)*5 +: 5] = d;
+                assign dh[s*4 + q]        = s1_pv[s*4 + q] && pcq == 3'd2;
+                assign dh[NPOS + s*4 + q] = s1_pv[s*4 + q] && pcq == 3'd5;
+            end
+            wire [14:0] tcs = tcs_q[0] | tcs_q[1] | tcs_q[2] | tcs_q[3];   // C_DATA trailer slots
+            wire [14:0] tms = tms_q[0] | tms_q[1] | tms_q[2] | tms_q[3];   // M_DATA trailer slots
+            // owed slots: 4 per DH + 1 per trailer (at most 20)
+            wire [2:0] na = {2'd0, dv[0]} + {2'd0, dv[1]} + {2'd0, dv[2]} + {2'd0, dv[3]};
+            wire [2:0] nb = {2'd0, tv[0]} + {2'd0, tv[1]} + {2'd0, tv[2]} + {2'd0, tv[3]};
+            assign past[s] = (6'(s + 1) + {1'b0, na, 2'b00} + {3'd0, nb}) > 6'd15;
+            assign tbad[s] = |(tcs & cbad) | |(tms & mbad);
+            for (gc = 0; gc < 6; gc = gc + 1) begin : g_c
+                wire [3:0] m;
+                for (q = 0; q < 4; q = q + 1) begin : g_m
+                    assign m[q] = s1_pv[s*4 + q] && s1_pc[(s*4 + q)*3 +: 3] == 3'(gc);
+                end
+                // first position of class c in the slot (valid or not; 0 if none)
+                wire [3:0] pm;
+                for (q = 0; q < 4; q = q + 1) begin : g_p
+                    assign pm[q] = s1_pc[(s*4 + q)*3 +: 3] == 3'(gc);
+                end
+                assign cnt[(s*6 + gc)*3 +: 3] = {2'd0, m[0]} + {2'd0, m[1]} + {2'd0, m[2]} + {2'd0, m[3]};
+                assign qf[s*6 + gc] = (first_of(gc) >= 0) && !pm[0] && (pm[1] || pm[2] || pm[3]);
+            end
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- stage 2 registers
+    reg                s2_v;
+    reg  [1935:0]      s2_flit;
+    reg  [63:0]        s2_syn;
+    reg                s2_nop, s2_pay, s2_hdr_err, s2_err;
+    reg  [1:0]         s2_rcmd;
+    reg  [7:0]         s2_fld;
+    reg  [47:0]        s2_crd;
+    reg  [NSLOT-1:0]   s2_nz, s2_serr, s2_rsvs, s2_past, s2_tbad;
+    reg  [255:0]       s2_m8;
+    reg  [15:0]        s2_r7;
+    reg  [NPOS*5-1:0]  s2_dsl;
+    reg  [NSLOT*6*3-1:0] s2_cnt;
+    reg  [NSLOT*6-1:0] s2_qf;
+    reg  [2*NPOS-1:0]  s2_dh;
+    always @(posedge clk) begin
+        if (rst) s2_v <= 1'b0;
+        else     s2_v <= s1_v;
+    end
+    always @(posedge clk) begin
+        s2_flit  <= s1_flit;
+        s2_syn   <= s1_syn;
+        s2_nop   <= s1_nop;
+        s2_pay   <= s1_pay;
+        s2_hdr_err <= s1_hdr_err;
+        s2_err   <= s1_crd_err || s1_empty_err;
+        s2_rcmd  <= s1_rcmd;
+        s2_fld   <= s1_fld;
+        s2_crd   <= s1_crd;
+        s2_nz    <= s1_nz;
+        s2_serr  <= s1_serr;
+        s2_rsvs  <= s1_rsvs;
+        s2_past  <= past;
+        s2_tbad  <= tbad;
+        s2_m8    <= m8;
+        s2_r7    <= r7;
+        s2_dsl   <= dsl;
+        s2_cnt   <= cnt;
+        s2_qf    <= qf;
+        s2_dh    <= dh;
+    end
+
+    // ================================================================ stage 3: header slots
+    wire [255:0] m8t;
+    (* keep *) wire [15:0] r15;
+    wire [15:0] s15;  // successors of r7 in 8 steps
+    generate
+        for (gmi = 0; gmi < 16; gmi = gmi + 1) begin : g_m8
+            for (gmj = 0; gmj < 16; gmj = gmj + 1) begin : g_mj
+                assign m8t[gmj*16 + gmi] = s2_m8[gmi*16 + gmj];
+            end
+            assign s15[gmi] = |(s2_r7 & m8t[gmi*16 +: 16]);
+        end
+    endgenerate
+    assign r15 = s2_r7 | s15;
+    wire [NSLOT-1:0] is_hdr = r15[NSLOT-1:0];
+    /* verilator lint_off UNUSEDSIGNAL */  // bit 15: reached past the flit (no header there)
+    wire unused_r15 = r15[15];
+    /* verilator lint_on UNUSEDSIGNAL */
+    // everything but the group limits, MAXM and DA: the flit alone
+    wire err3 = s2_err || |(s2_past & is_hdr) || |(s2_serr & is_hdr & s2_nz) ||
+                |(is_hdr & s2_rsvs) || |(is_hdr & s2_tbad);
+
+    // Per class: messages in each header slot (nsc), per 128B group (gcnt), run flags (a header
+    // slot holding the class), runs before each slot within its group (irk) and per group (grc).
+    // For the data lines: the valid DHs of header slots (dd) and their counts below.
+    wire [NSLOT*6*3-1:0] nsc;
+    wire [4*6*5-1:0]     gcnt;           // [(g*6 + c)*5 +: 5]
+    wire [NSLOT*6-1:0]   rf;             // [s*6 + c]
+    wire [NSLOT*6*2-1:0] irk;            // [(s*6 + c)*2 +: 2]
+    wire [4*6*3-1:0]     grc;            // [(g*6 + c)*3 +: 3]
+    wire [NPOS*5-1:0]    dst;            // first data slot of the DH at (s, q), 0 unless s is a header
+    wire [2*NPOS-1:0]    dd;
+    wire [2*NSLOT*3-1:0] scv;            // [(d*NSLOT + s)*3 +: 3]: DHs of class d in header slot s
+    wire [2*NPOS*2-1:0]  inq;            // [(d*NPOS + p)*2 +: 2]: before position p in its slot
+    wire [2*NSLOT*4-1:0] isp;            // [(d*NSLOT + s)*4 +: 4]: before slot s in its group
+    wire [2*4*5-1:0]     gd;             // [(d*4 + g)*5 +: 5]: in group g
+    wire unused_gd3 = &{1'b0, gd[35 +: 5], gd[15 +: 5]};   // no group follows group 3
+    genvar gg, gd2;
+    generate
+        for (s = 0; s < NSLOT; s = s + 1) begin : g_h3
+            for (gc = 0; gc < 6; gc = gc + 1) begin : g_c
+                wire [2:0] n = s2_cnt[(s*6 + gc)*3 +: 3];
+                assign nsc[(s*6 + gc)*3 +: 3] = is_hdr[s] ? n : 3'd0;
+                assign rf[s*6 + gc] = is_hdr[s] && n != 3'd0;
+            end
+            assign dst[s*20 +: 20] = is_hdr[s] ? s2_dsl[s*20 +: 20] : 20'd0;
+            assign dd[s*4 +: 4]        = {4{is_hdr[s]}} & s2_dh[s*4 +: 4];
+            assign dd[NPOS + s*4 +: 4] = {4{is_hdr[s]}} & s2_dh[NPOS + s*4 +: 4];
+        end
+        for (gc = 0; gc < 6; gc = gc + 1) begin : g_gc
+            for (gg = 0; gg < 4; gg = gg + 1) begin : g_g
+                localparam integer S0 = gg * 4;
+                // the group's slots (group 3 has three: slots 12..14)
+                wire [2:0] n0 = nsc[((S0 + 0)*6 + gc)*3 +: 3];
+                wire [2:0] n1 = nsc[((S0 + 1)*6 + gc)*3 +: 3];
+                wire [2:0] n2 = nsc[((S0 + 2)*6 + gc)*3 +: 3];
+                wire [2:0] n3 = (gg == 3) ? 3'd0 : nsc[(((gg == 3) ? S0 : S0 + 3)*6 + gc)*3 +: 3];
+                wire       f0 = rf[(S0 + 0)*6 + gc];
+                wire       f1 = rf[(S0 + 1)*6 + gc];
+                wire       f2 = rf[(S0 + 2)*6 + gc];
+                wire       f3 = (gg == 3) ? 1'b0 : rf[((gg == 3) ? S0 : S0 + 3)*6 + gc];
+                assign gcnt[(gg*6 + gc)*5 +: 5] = ({2'd0, n0} + {2'd0, n1}) + ({2'd0, n2} + {2'd0, n3});
+                assign grc[(gg*6 + gc)*3 +: 3]  = ({2'd0, f0} + {2'd0, f1}) + ({2'd0, f2} + {2'd0, f3});
+                assign irk[((S0 + 0)*6 + gc)*2 +: 2] = 2'd0;
+                assign irk[((S0 + 1)*6 + gc)*2 +: 2] = {1'b0, f0};
+                assign irk[((S0 + 2)*6 + gc)*2 +: 2] = {1'b0, f0} + {1'b0, f1};
+                if (gg < 3) begin : g_4
+                    assign irk[((S0 + 3)*6 + gc)*2 +: 2] = {1'b0, f0} + {1'b0, f1} + {1'b0, f2};
+                end
+            end
+        end
+        // the data lines: DHs of class d per header slot (sc), before each position within its slot
+        // (inq), before each slot within its group (isp), per group (gd)
+        for (gd2 = 0; gd2 < 2; gd2 = gd2 + 1) begin : g_dl
+            for (s = 0; s < NSLOT; s = s + 1) begin : g_s
+                wire [3:0] v = dd[gd2*NPOS + s*4 +: 4];
+                wire [2:0] sc = ({2'd0, v[0]} + {2'd0, v[1]}) + ({2'd0, v[2]} + {2'd0, v[3]});
+                assign scv[(gd2*NSLOT + s)*3 +: 3] = sc;
+                assign inq[(gd2*NPOS + s*4 + 0)*2 +: 2] = 2'd0;
+                assign inq[(gd2*NPOS + s*4 + 1)*2 +: 2] = {1'b0, v[0]};
+                assign inq[(gd2*NPOS + s*4 + 2)*2 +: 2] = {1'b0, v[0]} + {1'b0, v[1]};
+                assign inq[(gd2*NPOS + s*4 + 3)*2 +: 2] = {1'b0, v[0]} + {1'b0, v[1]} + {1'b0, v[2]};
+            end
+            for (gg = 0; gg < 4; gg = gg + 1) begin : g_g
+                localparam integer S0 = gg * 4;
+                wire [2:0] c0 = scv[(gd2*NSLOT + S0 + 0)*3 +: 3];
+                wire [2:0] c1 = scv[(gd2*NSLOT + S0 + 1)*3 +: 3];
+                wire [2:0] c2 = scv[(gd2*NSLOT + S0 + 2)*3 +: 3];
+                wire [2:0] c3 = (gg == 3) ? 3'd0 : scv[(gd2*NSLOT + ((gg == 3) ? S0 : S0 + 3))*3 +: 3];
+                assign gd[(gd2*4 + gg)*5 +: 5] = ({2'd0, c0} + {2'd0, c1}) + ({2'd0, c2} + {2'd0, c3});
+                assign isp[(gd2*NSLOT + S0 + 0)*4 +: 4] = 4'd0;
+                assign isp[(gd2*NSLOT + S0 + 1)*4 +: 4] = {1'b0, c0};
+                assign isp[(gd2*NSLOT + S0 + 2)*4 +: 4] = {1'b0, c0} + {1'b0, c1};
+                if (gg < 3) begin : g_4
+                    assign isp[(gd2*NSLOT + S0 + 3)*4 +: 4] = {1'b0, c0} + {1'b0, c1} + {1'b0, c2};
+                end
+            end
+        end
+    endgenerate
+
+    // ---------------------------------------------------------------- stage 3 registers
+    reg                s3_v;
+    reg  [1935:0]      s3_flit;
+    reg  [63:0]        s3_syn;
+    reg                s3_nop, s3_pay, s3_hdr_err, s3_err;
+    reg  [1:0]         s3_rcmd;
+    reg  [7:0]         s3_fld;
+    reg  [47:0]        s3_crd;
+    reg  [NSLOT*6*3-1:0] s3_nsc;
+    reg  [4*6*5-1:0]   s3_gcnt;
+    reg  [NSLOT*6-1:0] s3_rf, s3_qf;
+    reg  [NSLOT*6*2-1:0] s3_irk;
+    reg  [4*6*3-1:0]   s3_grc;
+    reg  [NPOS*5-1:0]  s3_dst;
+    reg  [2*NPOS-1:0]  s3_dd;
+    reg  [2*NPOS*2-1:0] s3_inq;
+    reg  [2*NSLOT*4-1:0] s3_isp;
+    reg  [2*3*5-1:0]   s3_gd;     // groups 0..2
+    always @(posedge clk) begin
+        if (rst) s3_v <= 1'b0;
+        else     s3_v <= s2_v;
+    end
+    always @(posedge clk) begin
+        s3_flit  <= s2_flit;
+        s3_syn   <= s2_syn;
+        s3_nop   <= s2_nop;
+        s3_pay   <= s2_pay;
+        s3_hdr_err <= s2_hdr_err;
+        s3_err   <= err3;
+        s3_rcmd  <= s2_rcmd;
+        s3_fld   <= s2_fld;
+        s3_crd   <= s2_crd;
+        s3_nsc   <= nsc;
+        s3_gcnt  <= gcnt;
+        s3_rf    <= rf;
+        s3_qf    <= s2_qf;
+        s3_irk   <= irk;
+        s3_grc   <= grc;
+        s3_dst   <= dst;
+        s3_dd    <= dd;
+        s3_inq   <= inq;
+        s3_isp   <= isp;
+        s3_gd    <= {gd[20 +: 15], gd[0 +: 15]};
+    end
+
+    // ================================================================ stage 4: counts and ranks
+    // Per class the flit's total (a tree of the four group sums) and its checks: the group
+    // limits AB, BC, CD and MAXM; the DA limit crosses flits (prev_d, the previous committed
+    // flit's group D count), so it is formed here as a table over every prev_d value and indexed
+    // at the output. The runs: run j of class c comes from the header slot with j runs of c
+    // before it (the runs of the groups before its group plus those before it in its group);
+    // only the (run, slot) pairs a flit within the group limits can use are built (slots 0..7
+    // hold at most L runs of a class, slots 8..14 2L, data classes MAXD); any other flit is
+    // rejected as grp_err or max_err, which zeroes the outputs. Line i of a data class is the DH
+    // with i DHs before it (counted up to 3 the same way).
+    wire [6*5-1:0]   tot;
+    wire [6*32-1:0]  tab;                // [c*32 + v]: prev_d = v would break the DA limit
+    wire [5:0]       gerr, merr;
+    wire [6*MAXM*NSLOT-1:0] sel;         // [(c*MAXM + j)*NSLOT + s]: run j of class c is slot s
+    wire [6*5-1:0]   nrun;
+    wire [2*3*NPOS-1:0] lsel;            // [(d*3 + i)*NPOS + p]: line i of data class d is the DH at p
+    genvar gv, gj, gp;
+    generate
+        for (gc = 0; gc < 6; gc = gc + 1) begin : g_t4
+            localparam [4:0] L5 = glim(3'(gc));
+            localparam integer L   = 32'(L5);
+            localparam integer RL  = rlanes(3'(gc));
+            localparam integer DC  = (gc == 2 || gc == 5) ? 1 : 0;
+            wire [4:0] g0 = s3_gcnt[(0*6 + gc)*5 +: 5];
+            wire [4:0] g1 = s3_gcnt[(1*6 + gc)*5 +: 5];
+            wire [4:0] g2 = s3_gcnt[(2*6 + gc)*5 +: 5];
+            wire [4:0] g3 = s3_gcnt[(3*6 + gc)*5 +: 5];
+            assign tot[gc*5 +: 5] = (g0 + g1) + (g2 + g3);
+            assign gerr[gc] = (g0 + g1 > L5) || (g1 + g2 > L5) || (g2 + g3 > L5);
+            assign merr[gc] = tot[gc*5 +: 5] > 5'(MAXM);
+            for (gv = 0; gv < 32; gv = gv + 1) begin : g_v
+                assign tab[gc*32 + gv] = (5'(gv) + g0 > L5);
+            end
+            wire [2:0] r0 = s3_grc[(0*6 + gc)*3 +: 3];
+            wire [2:0] r1g = s3_grc[(1*6 + gc)*3 +: 3];
+            wire [2:0] r2g = s3_grc[(2*6 + gc)*3 +: 3];
+            wire [2:0] r3g = s3_grc[(3*6 + gc)*3 +: 3];
+            assign nrun[gc*5 +: 5] = ({2'd0, r0} + {2'd0, r1g}) + ({2'd0, r2g} + {2'd0, r3g});
+            // runs before the first slot of each group
+            wire [3:0] rb0 = 4'd0;
+            wire [3:0] rb1 = {1'b0, r0};
+            wire [3:0] rb2 = {1'b0, r0} + {1'b0, r1g};
+            wire [3:0] rb3 = ({1'b0, r0} + {1'b0, r1g}) + {1'b0, r2g};
+            for (s = 0; s < NSLOT; s = s + 1) begin : g_s
+                wire [3:0] grb = (s < 4) ? rb0 : (s < 8) ? rb1 : (s < 12) ? rb2 : rb3;
+                wire [3:0] rk = grb + {2'd0, s3_irk[(s*6 + gc)*2 +: 2]};
+                for (gj = 0; gj < MAXM; gj = gj + 1) begin : g_j
+                    if (gj < RL && gj <= s && gj < ((DC != 0) ? RL : (s < 8) ? L : 2*L)) begin : g_on
+                        assign sel[(gc*MAXM + gj)*NSLOT + s] = s3_rf[s*6 + gc] && rk == 4'(gj);
+                    end else begin : g_off
+                        assign sel[(gc*MAXM + gj)*NSLOT + s] = 1'b0;
+                    end
+                end
+            end
+        end
+        for (gd2 = 0; gd2 < 2; gd2 = gd2 + 1) begin : g_l4
+            wire [4:0] d0 = s3_gd[(gd2*3 + 0)*5 +: 5];
+            wire [4:0] d1 = s3_gd[(gd2*3 + 1)*5 +: 5];
+            wire [4:0] d2 = s3_gd[(gd2*3 + 2)*5 +: 5];
+            // DHs before each group
+            wire [5:0] db1 = {1'b0, d0};
+            wire [5:0] db2 = {1'b0, d0} + {1'b0, d1};
+            wire [5:0] db3 = ({1'b0, d0} + {1'b0, d1}) + {1'b0, d2};
+            for (gp = 0; gp < NPOS; gp = gp + 1) begin : g_p
+                localparam integer SP = gp / 4;
+                wire [5:0] gdb = (SP < 4) ? 6'd0 : (SP < 8) ? db1 : (SP < 12) ? db2 : db3;
+                wire [4:0] ins = {1'b0, s3_isp[(gd2*NSLOT + SP)*4 +: 4]} + {3'd0, s3_inq[(gd2*NPOS + gp)*2 +: 2]};
+                wire [5:0] rk  = gdb + {1'b0, ins};
+                for (gj = 0; gj < 3; gj = gj + 1) begin : g_i
+                    if (gj < MAXD) begin : g_on
+                        assign lsel[(gd2*3 + gj)*NPOS + gp] = s3_dd[gd2*NPOS + gp] && rk == 6'(gj);
+                    end else begin : g_off
+                        assign lsel[(gd2*3 + gj)*NPOS + gp] = 1'b0;
+                    end
+                end
+            end
+        end
+    endgenerate
+    wire perr4 = s3_err || |gerr || |merr;
+
+    // ---------------------------------------------------------------- stage 4 registers
+    reg                s4_v;
+    reg  [1935:0]      s4_flit;
+    reg  [63:0]        s4_syn;
+    reg                s4_nop, s4_pay, s4_hdr_err, s4_err;
+    reg  [1:0]         s4_rcmd;
+    reg  [7:0]         s4_fld;
+    reg  [47:0]        s4_crd;
+    reg  [6*5-1:0]     s4_tot, s4_nrun, s4_gd3;
+    reg  [6*32-1:0]    s4_tab;
+    reg  [6*MAXM*NSLOT-1:0] s4_sel;
+    reg  [NSLOT*6*3-1:0] s4_nsc;
+    reg  [NSLOT*6-1:0] s4_qf;
+    reg  [2*3*NPOS-1:0] s4_lsel;
+    reg  [NPOS*5-1:0]  s4_dst;
+    always @(posedge clk) begin
+        if (rst) s4_v <= 1'b0;
+        else     s4_v <= s3_v;
+    end
+    always @(posedge clk) begin
+        s4_flit  <= s3_flit;
+        s4_syn   <= s3_syn;
+        s4_nop   <= s3_nop;
+        s4_pay   <= s3_pay;
+        s4_hdr_err <= s3_hdr_err;
+        s4_err   <= perr4;
+        s4_rcmd  <= s3_rcmd;
+        s4_fld   <= s3_fld;
+        s4_crd   <= s3_crd;
+        s4_tot   <= tot;
+        s4_nrun  <= nrun;
+        s4_gd3   <= s3_gcnt[3*6*5 +: 6*5];
+        s4_tab   <= tab;
+        s4_sel   <= sel;
+        s4_nsc   <= s3_nsc;
+        s4_qf    <= s3_qf;
+        s4_lsel  <= lsel;
+        s4_dst   <= s3_dst;
+    end
+
+    // ================================================================ outputs (the flit of stage 4)
+    // CRC: a payload flit's CRC field holds crc_seq beyond its CRC (cxl_link's sequence term)
+    assign out_valid = s4_v;
+    assign pay_type  = s4_pay;
+    assign crc_ok    = (s4_syn == (s4_pay ? crc_seq : 64'd0));
+
+    // Group DA crosses flits: the previous committed flit's group D count (prev_d, a register)
+    // plus this flit's group A count above the limit, read from stage 4's table.
+    reg  [6*5-1:0] prev_d;
+    wire [5:0]     da_hit;
+    generate
+        for (gc = 0; gc < 6; gc = gc + 1) begin : g_da
+            wire [31:0] t = s4_tab[gc*32 +: 32];
+            assign da_hit[gc] = t[prev_d[gc*5 +: 5]];
+        end
+    endgenerate
+    wire da_err = |da_hit;
+
+    // ---------------------------------------------------------------- verdict
+    wire err  = s4_hdr_err || (s4_pay && (s4_err || da_err));
+    wire chk  = s4_v && crc_ok;
+    wire good = chk && !err;
+    wire good_pay = good && s4_pay;
+
+    assign proto_err     = chk && err;
+    assign retryable     = chk && s4_pay;
+    assign ctl_kind      = !good ? K_NONE : s4_pay ? K_NONE :
+                           (s4_rcmd == 2'b10) ? K_REQ : (s4_rcmd == 2'b11) ? K_ACK : K_IDLE;
+    assign ctl_eseq      = (good && s4_nop) ? s4_fld[7:0] : 8'd0;
+    assign ctl_num_retry = 5'd0;  // not carried by the 256B header (CONVENTIONS.md)
+    assign ctl_empty     = 1'b0;
+    assign ack_cnt       = (good_pay && s4_rcmd == 2'b01) ? s4_fld[7:0] : 8'd0;
+    assign crd_cnt       = good_pay ? s4_crd : 48'd0;
+
+    // ---------------------------------------------------------------- runs
+    // Run of class c in slot s: its messages are back to back in the slot from position q0, which
+    // is 0, or 1 behind the single first-class message of a two-class HBR format (G0/H0: H2D Req +
+    // H2D Rsp; G2/H2: D2H Req + D2H Rsp; G6: S2M BISnp + S2M NDR; cxl-flits.md 4.2). So the run is
+    // the slot shifted by one of two constant offsets (qf: the second); bits past its messages are
+    // never read. Run j is the OR of the slots its one-hot select names.
     wire [6*MAXM*124-1:0]  rbits_o;
     wire [6*MAXM*3-1:0]    rn_o;
-    genvar gc, gs, gj;
     generate
         for (gc = 0; gc < 6; gc = gc + 1) begin : g_run
             localparam integer W   = cw(3'(gc));
@@ -449,18 +795,12 @@ module cxl_flit256_rx #(
             localparam integer RWB = NR * W;
             localparam integer F   = first_of(gc);
             localparam integer O1  = (F >= 0) ? 4 + cw(3'(F)) : 4;
-            localparam integer L   = 32'(glim(3'(gc)));
             localparam integer RL  = rlanes(3'(gc));
-            localparam integer DC  = (gc == 2 || gc == 5) ? 1 : 0;
-            // run per slot, RWB bits each: the slot shifted down by O1 or 4 (bits shifted in from
-            // above the slot read zero)
             wire [NSLOT*RWB-1:0] rb;
-            for (gs = 0; gs < NSLOT; gs = gs + 1) begin : g_s
-                wire [RWB-1:0] r = RWB'((F >= 0 && q0[gs][gc] != 2'd0) ? slot[gs] >> O1
-                                                                      : slot[gs] >> 4);
-                assign rb[gs*RWB +: RWB] = r;
+            for (s = 0; s < NSLOT; s = s + 1) begin : g_s
+                wire [127:0] sl = (s == 0) ? {16'd0, s4_flit[127:16]} : s4_flit[s*128 +: 128];
+                assign rb[s*RWB +: RWB] = RWB'((F >= 0 && s4_qf[s*6 + gc]) ? sl >> O1 : sl >> 4);
             end
-            // packing: run j <- the header slot with j runs of this class before it
             for (gj = 0; gj < MAXM; gj = gj + 1) begin : g_j
                 if (gj < RL) begin : g_on
                     reg [RWB-1:0] acc;
@@ -470,10 +810,9 @@ module cxl_flit256_rx #(
                         acc  = {RWB{1'b0}};
                         nacc = 3'd0;
                         for (sa = 0; sa < NSLOT; sa = sa + 1)
-                            if (gj <= sa && gj < ((DC != 0) ? RL : (sa < 8) ? L : 2*L) &&
-                                nsc[sa][gc] != 3'd0 && rk[sa][gc] == 4'(gj)) begin
+                            if (s4_sel[(gc*MAXM + gj)*NSLOT + sa]) begin
                                 acc  = acc | rb[sa*RWB +: RWB];
-                                nacc = nacc | nsc[sa][gc];
+                                nacc = nacc | s4_nsc[(sa*6 + gc)*3 +: 3];
                             end
                     end
                     assign rbits_o[(gc*MAXM + gj)*124 +: 124] = 124'(acc);  // zero above the run
@@ -485,47 +824,28 @@ module cxl_flit256_rx #(
             end
         end
     endgenerate
-    // RSVD bits inside a valid message of a header slot
-    reg rsv_err;
-    integer rv;
-    always @* begin
-        rsv_err = 1'b0;
-        for (rv = 0; rv < NSLOT; rv = rv + 1)
-            if (is_hdr[rv] && |prsv[rv*4 +: 4]) rsv_err = 1'b1;
-    end
 
     // ---------------------------------------------------------------- data lines
     // Line i of a data class: the 4 slots from the first data slot of its i-th data header.
-    genvar gd, gm;
     generate
-        for (gd = 0; gd < 2; gd = gd + 1) begin : g_ln
-            localparam integer GC = (gd == 0) ? 2 : 5;
-            for (gm = 0; gm < 3; gm = gm + 1) begin : g_m
-                if (gm < MAXD) begin : g_on
+        for (gd2 = 0; gd2 < 2; gd2 = gd2 + 1) begin : g_ln
+            localparam integer GC = (gd2 == 0) ? 2 : 5;
+            for (gj = 0; gj < 3; gj = gj + 1) begin : g_m
+                if (gj < MAXD) begin : g_on
                     reg [4:0] dacc;
-                    reg [4:0] k5;
-                    reg [1:0] q2;
-                    integer   sa;
+                    integer   pa;
                     always @* begin
                         dacc = 5'd0;
-                        k5 = 5'd0;
-                        q2 = 2'd0;
-                        for (sa = 0; sa < NSLOT; sa = sa + 1) begin
-                            k5 = 5'(gm) - base[sa][GC];
-                            q2 = q0[sa][GC] + k5[1:0];
-                            if (5'(gm) >= base[sa][GC] && k5 < {2'd0, nsc[sa][GC]})
-                                case (q2)
-                                    2'd0: dacc = dacc | dst[(sa*4 + 0)*5 +: 5];
-                                    2'd1: dacc = dacc | dst[(sa*4 + 1)*5 +: 5];
-                                    2'd2: dacc = dacc | dst[(sa*4 + 2)*5 +: 5];
-                                    default: dacc = dacc | dst[(sa*4 + 3)*5 +: 5];
-                                endcase
-                        end
+                        for (pa = 0; pa < NPOS; pa = pa + 1)
+                            if (s4_lsel[(gd2*3 + gj)*NPOS + pa]) dacc = dacc | s4_dst[pa*5 +: 5];
                     end
-                    wire on = good_pay && (5'(gm) < tot[GC]) && dacc <= 5'd11;
-                    assign line[(gd*3 + gm)*512 +: 512] = on ? flit[dacc*128 +: 512] : 512'd0;
+                    wire on = good_pay && (5'(gj) < s4_tot[GC*5 +: 5]) && dacc <= 5'd11;
+                    // the slots' select is kept, so the verdict gates it last (ABC takes every
+                    // register as equally early and would fold `on` into the select tree)
+                    (* keep *) wire [511:0] raw = s4_flit[dacc*128 +: 512];
+                    assign line[(gd2*3 + gj)*512 +: 512] = on ? raw : 512'd0;
                 end else begin : g_off
-                    assign line[(gd*3 + gm)*512 +: 512] = 512'd0;
+                    assign line[(gd2*3 + gj)*512 +: 512] = 512'd0;
                 end
             end
         end
@@ -534,9 +854,9 @@ module cxl_flit256_rx #(
     genvar c, m;
     generate
         for (c = 0; c < 6; c = c + 1) begin : g_c
-            assign msg_cnt[c*5 +: 5] = good_pay ? tot[c] : 5'd0;
+            assign msg_cnt[c*5 +: 5] = good_pay ? s4_tot[c*5 +: 5] : 5'd0;
             for (m = 0; m < MAXM; m = m + 1) begin : g_m
-                assign run_valid[c*MAXM + m] = good_pay && (5'(m) < nrun[c]);
+                assign run_valid[c*MAXM + m] = good_pay && (5'(m) < s4_nrun[c*5 +: 5]);
                 assign run_n[(c*MAXM + m)*3 +: 3] = good_pay ? rn_o[(c*MAXM + m)*3 +: 3] : 3'd0;
                 assign run_bits[(c*MAXM + m)*124 +: 124] = rbits_o[(c*MAXM + m)*124 +: 124];
             end
@@ -544,13 +864,9 @@ module cxl_flit256_rx #(
     endgenerate
 
     // ---------------------------------------------------------------- state: group D counts
-    integer rj;
     always @(posedge clk) begin
-        if (rst) begin
-            for (rj = 0; rj < 6; rj = rj + 1) prev_d[rj] <= 5'd0;
-        end else if (commit && good_pay) begin
-            for (rj = 0; rj < 6; rj = rj + 1) prev_d[rj] <= gcnt[3][rj];
-        end
+        if (rst) prev_d <= 30'd0;
+        else if (commit && good_pay) prev_d <= s4_gd3;
     end
 endmodule
 `default_nettype wire

@@ -153,42 +153,63 @@ module cxl_flit256_rx_slot #(
             wmask = (124'd1 << cw(c)) - 124'd1;
         end
     endfunction
-    localparam [123:0] WM0 = wmask(3'd0), WM1 = wmask(3'd1), WM2 = wmask(3'd2);
-    localparam [123:0] WM3 = wmask(3'd3), WM4 = wmask(3'd4), WM5 = wmask(3'd5);
 
+    // Each format's positions, offsets and widths are constants, so every format's view of the
+    // slot is wiring: per (format, position) the message bits at their constant offset, their
+    // Valid bit, trailer flag and checks (OR trees over constant slices), per format the RSVD tail
+    // check. The slot's SlotFmt then picks one format's results (a one-hot AND-OR), so no
+    // position waits for a shift by a table offset (the decode is about 7 levels to pv / ptrl and
+    // 14 to fmt_err instead of a 128-bit barrel shift and OR trees behind it).
     wire [3:0]   fmt = slot[3:0];
-    wire [2:0]   nq  = NQ_T[fmt*3 +: 3];
-
-    reg [3:0]     v, zerr, perr, trl, rsv;
-    reg [4*3-1:0] cls;
-    reg [7:0]     off;
-    reg [123:0]   m, raw;
-    integer q;
-    always @* begin
-        for (q = 0; q < 4; q = q + 1) begin
-            cls[q*3 +: 3] = CLS_T[(fmt*4 + q)*3 +: 3];
-            off = OFF_T[(fmt*4 + q)*8 +: 8];
-            case (cls[q*3 +: 3])
-                3'd0: m = WM0;  3'd1: m = WM1;  3'd2: m = WM2;
-                3'd3: m = WM3;  3'd4: m = WM4;  3'd5: m = WM5;
-                default: m = 124'd0;
-            endcase
-            raw = 124'(slot >> off) & m;  // message at bit off; bits above the slot read 0
-            v[q] = raw[0];
-            zerr[q] = !raw[0] && |raw;                      // invalid positions are all-zero
-            perr[q] = (q > 0) && raw[0] && !v[(q > 0) ? q - 1 : 0];  // valid ones are a prefix
-            rsv[q] = raw[0] && (cls[q*3 +: 3] < 3'd6) && |(raw & RMV[cls[q*3 +: 3]*124 +: 124]);
-            trl[q] = raw[0] && |(raw & ((cls[q*3 +: 3] == 3'd2) ? TM2 :
-                                        (cls[q*3 +: 3] == 3'd5) ? TM5 : 124'd0));
+    wire [15:0]  fs  = 16'd1 << fmt;      // one-hot format
+    wire [63:0]  f_v, f_z, f_r, f_t;      // bit f*4 + q: Valid, invalid-but-nonzero, RSVD, trailer
+    wire [15:0]  f_err;                   // per format: a rule of the format broken
+    genvar gf, gq;
+    generate
+        for (gf = 0; gf < 16; gf = gf + 1) begin : g_f
+            for (gq = 0; gq < 4; gq = gq + 1) begin : g_q
+                localparam [2:0]   C = CLS_T[(gf*4 + gq)*3 +: 3];
+                localparam integer O = 32'(OFF_T[(gf*4 + gq)*8 +: 8]);
+                if (C < 3'd6) begin : g_on
+                    localparam [123:0] M  = wmask(C);
+                    localparam [123:0] RM = RMV[32'(C)*124 +: 124];
+                    localparam [123:0] TM = (C == 3'd2) ? TM2 : (C == 3'd5) ? TM5 : 124'd0;
+                    wire [123:0] raw = 124'(slot >> O) & M;  // bits above the slot read 0
+                    assign f_v[gf*4 + gq] = raw[0];
+                    assign f_z[gf*4 + gq] = !raw[0] && |raw;
+                    assign f_r[gf*4 + gq] = raw[0] && |(raw & RM);
+                    assign f_t[gf*4 + gq] = raw[0] && |(raw & TM);
+                end else begin : g_off
+                    assign f_v[gf*4 + gq] = 1'b0;
+                    assign f_z[gf*4 + gq] = 1'b0;
+                    assign f_r[gf*4 + gq] = 1'b0;
+                    assign f_t[gf*4 + gq] = 1'b0;
+                end
+            end
+            localparam integer E = 32'(END_T[gf*8 +: 8]);
+            wire above = (E >= 128) ? 1'b0 : |(slot >> E);   // RSVD tail must be 0
+            // valid ones are a prefix of the positions
+            wire [3:0] fv = f_v[gf*4 +: 4];
+            wire perr = |(fv[3:1] & ~fv[2:0]);
+            assign f_err[gf] = (NQ_T[gf*3 +: 3] == 3'd0) || |f_z[gf*4 +: 4] || perr || above;
         end
-    end
+    endgenerate
 
-    wire [7:0]   endo  = END_T[fmt*8 +: 8];
-    wire [127:0] above = (endo >= 8'd128) ? 128'd0 : (slot >> endo);  // RSVD tail must be 0
-    assign fmt_err = |slot && (nq == 3'd0 || !slot[4] || |zerr || |perr || |above);
-    assign pv   = v;
-    assign pc   = cls;
-    assign ptrl = trl;
-    assign prsv = rsv;
+    genvar q;
+    generate
+        for (q = 0; q < 4; q = q + 1) begin : g_pos
+            wire [15:0] sv, sr, st;
+            for (gf = 0; gf < 16; gf = gf + 1) begin : g_sel
+                assign sv[gf] = f_v[gf*4 + q];
+                assign sr[gf] = f_r[gf*4 + q];
+                assign st[gf] = f_t[gf*4 + q];
+            end
+            assign pv[q]   = |(fs & sv);
+            assign prsv[q] = |(fs & sr);
+            assign ptrl[q] = |(fs & st);
+            assign pc[q*3 +: 3] = CLS_T[(fmt*4 + q)*3 +: 3];
+        end
+    endgenerate
+    assign fmt_err = |slot && (!slot[4] || |(fs & f_err));
 endmodule
 `default_nettype wire

@@ -279,15 +279,14 @@ module cxl_link #(
     wire [5:0]        rxb_ovf;      // an RX buffer overflowed
     wire              in_seq = (lrsm == S_NORMAL) && !link_fatal;
     // The received flit judged this cycle (its CRC, decode and acceptance below): 256B the one at
-    // rx_flit, 68B the one at rx_flit the cycle before (cxl_flit68_rx's stage F registers it).
+    // rx_flit 4 cycles before (cxl_flit256_rx is a 4-stage pipeline), 68B the one at rx_flit the
+    // cycle before (cxl_flit68_rx's stage F registers it).
     wire              rx_fv;        // a flit is judged
     // SEQ_CRC: a flit that looks retryable (256B: payload type; 68B: a protocol flit, a control
     // flit other than RETRY.*, or the all-data flit the stream owes) is checked against ESeq.
     wire              rx_seqd;
     wire [FLIT_W-1:0] out_seq_term = (SEQ_CRC != 0 && out_seqd) ? seq_term(out_seq) : {FLIT_W{1'b0}};
-    // 256B: the sequence term comes off the CRC field before the decoder (68B: cxl_flit68_rx
-    // compares its CRC residual with the term itself)
-    wire [FLIT_W-1:0] rx_flit_s = (FLIT_MODE != 0 && rx_seqd) ? (rx_flit ^ seq_term(eseq)) : rx_flit;
+    wire              rx_pay_o;     // 256B: the judged flit is a payload flit (g_256)
 
     generate
         if (FLIT_MODE == 0) begin : g_68
@@ -494,8 +493,10 @@ module cxl_link #(
             end
             wire rx_seq_chk;
             assign rx_seqd = (SEQ_CRC != 0) && rx_seq_chk;
+            assign rx_pay_o = 1'b0;   // (256B payload type: g_256)
+            wire unused_pay = rx_pay_o;
             cxl_flit68_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM), .SEQ_CRC(SEQ_CRC)) u_rx (
-                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
+                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit),
                 .commit(rx_commit), .in_seq(in_seq), .crc_term(eseq_t), .valid(rx_fv),
                 .crc_ok(rx_crc_ok),
                 .retryable(rx_retryable), .ctl_kind(rx_ctl_kind), .ctl_eseq(rx_ctl_eseq),
@@ -534,37 +535,94 @@ module cxl_link #(
             wire [6*MAXM*3-1:0]   rx_rn;
             wire [6*MAXM*124-1:0] rx_rb;
             wire [2*3*512-1:0]    rx_ln;
+            // RX stage (timing, as g_68's): the verdict on a received flit and the state the next
+            // flit is checked against act in the cycle the RX pipeline presents it; what it brings
+            // (messages for the RX queues, TX credits, acks for the free count, the ack it is
+            // owed) is registered with rx_commit and applied one cycle later (ru_commit).
+            reg                   ru_commit;
+            reg  [6*5-1:0]        ru_cnt;
+            reg  [6*MAXM-1:0]     ru_rv;
+            reg  [6*MAXM*3-1:0]   ru_rn;
+            reg  [6*MAXM*124-1:0] ru_rb;
+            reg  [2*3*512-1:0]    ru_ln;
+            reg  [6*8-1:0]        ru_crd;
+            reg  [7:0]            ru_ack;
+            always @(posedge clk) begin
+                if (rst) ru_commit <= 1'b0;
+                else     ru_commit <= rx_commit;
+            end
+            always @(posedge clk) begin
+                ru_cnt <= rx_cnt;
+                ru_rv  <= rx_rv;
+                ru_rn  <= rx_rn;
+                ru_rb  <= rx_rb;
+                ru_ln  <= rx_ln;
+                ru_crd <= rx_crd;
+                ru_ack <= rx_ack;
+            end
+            assign rx_upd_crd = ru_crd & {48{ru_commit}};
+            assign rx_upd_ack = ru_ack & {8{ru_commit}};
             wire [5:0]            fmt_take;
+            /* verilator lint_off UNUSEDSIGNAL */  // the counts below are picked, not subtracted
             wire [6*8-1:0]        fmt_crd_take;
             wire [7:0]            fmt_ack_take;
-            wire [7:0]            ack_taken = fmt_sent ? fmt_ack_take : 8'd0;
-            assign txq_take    = fmt_take & {6{fmt_fire}};
-            assign ack_pend_nx = ack_pend + {7'd0, rx_commit} - ack_taken;
-            assign ack_ret     = ack_taken != 8'd0;
+            /* verilator lint_on UNUSEDSIGNAL */
+            assign txq_take = fmt_take & {6{fmt_fire}};
+            // Next counts formed for each outcome from the registers, the late decision picks one
+            // (AND-OR, as g_68): a flit sent with acks (payload with ack_en) takes all of ack_pend.
+            // (kept: the late pick stays after the adds, see nf_keep)
+            wire       a_all   = fmt_sent && fmt_retryable && ack_en;
+            (* keep *) wire [7:0] ack_inc = ack_pend + {7'd0, ru_commit};
+            assign ack_pend_nx = ({7'd0, ru_commit} & {8{a_all}}) | (ack_inc & {8{!a_all}});
+            assign ack_ret     = a_all && ack_pend != 8'd0;
+            // The formatter's CRD field f returns, for its cache class ci or its mem class cm
+            // (whichever has more pending, ci on a tie), the largest of 1/4/8/12/16 not above the
+            // count (nothing for 0); with crd_en low it returns nothing. `rest` is the count after
+            // that return, formed from the register beside `keep`.
             for (g = 0; g < 6; g = g + 1) begin : g_crd
-                assign crd_pend_nx[g*8 +: 8] = crd_pend[g*8 +: 8] + {7'd0, rx_valid[g] & rx_ready[g]} -
-                                               (fmt_sent ? fmt_crd_take[g*8 +: 8] : 8'd0);
+                localparam integer CI = (g == 0 || g == 3) ? 0 : (g == 2 || g == 5) ? 2 : 1;
+                localparam integer CM = CI + 3;
+                wire [7:0] n    = crd_pend[g*8 +: 8];
+                wire [7:0] dlv  = {7'd0, rx_valid[g] & rx_ready[g]};
+                wire [7:0] ret  = (n >= 8'd16) ? 8'd16 : (n >= 8'd12) ? 8'd12 : (n >= 8'd8) ? 8'd8 :
+                                  (n >= 8'd4) ? 8'd4 : {7'd0, n != 8'd0};
+                wire       pick = (g >= 3) ? (crd_pend[CI*8 +: 8] < crd_pend[CM*8 +: 8])
+                                           : (crd_pend[CI*8 +: 8] >= crd_pend[CM*8 +: 8]);
+                (* keep *) wire [7:0] keep = n + dlv;
+                (* keep *) wire [7:0] rest = n - ret + dlv;
+                wire       take = fmt_sent && crd_en && pick;
+                assign crd_pend_nx[g*8 +: 8] = (rest & {8{take}}) | (keep & {8{!take}});
             end
             assign pk_head_v   = 1'b0;
             assign pk_head_msg = 1'b0;
-            wire unused_256 = &{1'b0, crd_en, pk_send};
-            // the formatter's own CRC (its `flit`) is left unused: stage 2 adds it below
+            wire unused_256 = &{1'b0, pk_send, fmt_avail};
+            // the formatter's own CRC (its `flit`) is left unused: stage 2 adds it below. It places
+            // messages from the class heads' availability; the decision's msg_ok gates them late.
             /* verilator lint_off PINCONNECTEMPTY */
             cxl_flit256_tx #(.ROLE(ROLE), .PBR(PBR)) u_tx (
-                .clk(clk), .rst(rst), .msg_avail(fmt_avail), .msg_hdr(q_hdr), .msg_data(q_data),
+                .clk(clk), .rst(rst), .msg_avail(q_valid & crd_avail & TX_SUP), .msg_en(msg_ok),
+                .msg_hdr(q_hdr), .msg_data(q_data),
                 .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
                 .ack_pend(fmt_ack_pend), .ack_take(fmt_ack_take), .ctl_kind(fmt_kind),
                 .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
                 .fire(fmt_fire), .flit(), .flit_nocrc(fmt_flit), .flit_retryable(fmt_retryable),
-                .busy_adf(fmt_busy_adf));
+                .busy_adf());
             /* verilator lint_on PINCONNECTEMPTY */
+            assign fmt_busy_adf = 1'b0;   // no all-data flits in 256B
             // as in 68B, stage 1 (and the replay buffer) hold the flit with its CRC field zero and
             // stage 2 adds the CRC of its 242 header and slot bytes
             wire [63:0] crc64;
             cxl_crc64_256b u_crc (.data(out_flit[1935:0]), .crc(crc64));
             assign out_crc    = {48'd0, crc64, 1936'd0} ^ out_seq_term;
+            // The RX pipeline takes the flit as received; its outputs describe the flit of 4
+            // cycles earlier (rx_fv), whose CRC field holds the sequence term of the ESeq it is
+            // checked against now (SEQ_CRC, payload flits: rx_pay_o), so that term is an input of
+            // the output stage.
+            wire [FLIT_W-1:0] rx_term = (SEQ_CRC != 0) ? seq_term(eseq) : {FLIT_W{1'b0}};
+            wire unused_term = &{1'b0, rx_term[FLIT_W-1:CRC_LSB+64], rx_term[CRC_LSB-1:0]};
             cxl_flit256_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
-                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit_s),
+                .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit),
+                .out_valid(rx_fv), .pay_type(rx_pay_o), .crc_seq(rx_term[CRC_LSB +: 64]),
                 .commit(rx_commit), .crc_ok(rx_crc_ok),
                 .retryable(rx_retryable), .ctl_kind(rx_ctl_kind), .ctl_eseq(rx_ctl_eseq),
                 .ctl_num_retry(rx_ctl_nr), .ctl_empty(rx_ctl_empty), .ack_cnt(rx_ack),
@@ -572,26 +630,17 @@ module cxl_link #(
                 .run_bits(rx_rb), .line(rx_ln), .proto_err(rx_proto_err));
             // RX class buffers: runs and data lines in banked FIFOs
             cxl_flit256_rxq #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM), .DEPTH(RX_DEPTH)) u_rxq (
-                .clk(clk), .rst(rst), .wr(rx_commit), .msg_cnt(rx_cnt), .run_valid(rx_rv),
-                .run_n(rx_rn), .run_bits(rx_rb), .line(rx_ln), .out_valid(rx_valid),
+                .clk(clk), .rst(rst), .wr(ru_commit), .msg_cnt(ru_cnt), .run_valid(ru_rv),
+                .run_n(ru_rn), .run_bits(ru_rb), .line(ru_ln), .out_valid(rx_valid),
                 .out_ready(rx_ready), .out_hdr(rx_hdr), .out_data(rx_data), .overflow(rxb_ovf));
         end
     endgenerate
 
-    // 256B: what a received flit brings is applied in its own cycle
-    generate
-        if (FLIT_MODE != 0) begin : g_rxupd_256
-            assign rx_upd_crd = rx_commit ? rx_crd : 48'd0;
-            assign rx_upd_ack = rx_commit ? rx_ack : 8'd0;
-        end
-    endgenerate
-
-    // 256B: the flit at rx_flit is judged in its own cycle; the decision's ack flags are compares
-    // of the counts; a flit is stored when the formatter marks it retryable
+    // 256B: the decision's ack flags are compares of the counts; a flit is stored when the
+    // formatter marks it retryable; SEQ_CRC checks payload flits against ESeq
     generate
         if (FLIT_MODE != 0) begin : g_256_ctl
-            assign rx_fv    = rx_flit_valid;
-            assign rx_seqd  = (SEQ_CRC != 0) && (rx_flit[7:6] == 2'b10);
+            assign rx_seqd  = (SEQ_CRC != 0) && rx_pay_o;
             assign ack_nz   = ack_pend != 8'd0;
             assign ack_ge8  = ack_pend >= 8'd8;
             assign ack_frc  = (ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE));
@@ -727,8 +776,10 @@ module cxl_link #(
     // next free count with and without a flit stored this cycle, each capped at the depth: the
     // store (late, after the flit-kind decision) only picks one
     wire [8:0] free_sub  = ({1'b0, num_free} - 9'd1) + {1'b0, rx_upd_ack};
-    wire [7:0] nf_keep   = (free_add > {1'b0, DEPTH8}) ? DEPTH8 : free_add[7:0];
-    wire [7:0] nf_store  = (free_sub > {1'b0, DEPTH8}) ? DEPTH8 : free_sub[7:0];
+    // (kept: ABC, which takes every submodule output as arriving at time 0, otherwise folds the
+    // late store into the adds and the cap)
+    (* keep *) wire [7:0] nf_keep  = (free_add > {1'b0, DEPTH8}) ? DEPTH8 : free_add[7:0];
+    (* keep *) wire [7:0] nf_store = (free_sub > {1'b0, DEPTH8}) ? DEPTH8 : free_sub[7:0];
     // The flags of the next count, from the registers, not from the sums: x + a >= k is true
     // when x >= j and a >= k - j for some j in 0..k (small compares with constants, no carry
     // chain). The cap at the depth (>= 8) does not change a flag up to 5. The store case is
@@ -743,10 +794,10 @@ module cxl_link #(
         end
     endfunction
     wire       nf_z     = (num_free == 8'd0) && (rx_upd_ack == 8'd0);
-    wire [2:0] nf_ge_k  = {sum_ge(num_free, rx_upd_ack, 4), sum_ge(num_free, rx_upd_ack, 3),
-                           sum_ge(num_free, rx_upd_ack, 2)};
-    wire [2:0] nf_ge_s  = {sum_ge(num_free, rx_upd_ack, 5), sum_ge(num_free, rx_upd_ack, 4),
-                           sum_ge(num_free, rx_upd_ack, 3)} | {3{nf_z}};
+    (* keep *) wire [2:0] nf_ge_k = {sum_ge(num_free, rx_upd_ack, 4), sum_ge(num_free, rx_upd_ack, 3),
+                                     sum_ge(num_free, rx_upd_ack, 2)};
+    (* keep *) wire [2:0] nf_ge_s = {sum_ge(num_free, rx_upd_ack, 5), sum_ge(num_free, rx_upd_ack, 4),
+                                     sum_ge(num_free, rx_upd_ack, 3)} | {3{nf_z}};
 
     function automatic [15:0] sat_inc(input [15:0] v);
         sat_inc = (v == 16'hFFFF) ? v : v + 16'd1;
@@ -880,7 +931,7 @@ module cxl_link #(
 
             // ---- RX bookkeeping
             if (rx_fv && rx_crc_ok) rx_seen_good <= 1'b1;
-            if (FLIT_MODE != 0 && rx_flit_valid && rx_crc_ok) init_rcvd <= 1'b1;
+            if (FLIT_MODE != 0 && rx_fv && rx_crc_ok) init_rcvd <= 1'b1;
             if (rx_fv) begin
                 if (rx_good && rx_ctl_kind == K_FRAME)
                     frame_cnt <= (frame_cnt == 3'd7) ? frame_cnt : frame_cnt + 3'd1;

@@ -1,13 +1,15 @@
 """pyuvm environment of cxl_flit256_rx (the 256B flit formatter, receive side).
 
-The RX decodes the flit on its input combinationally while ``flit_valid`` is high (one flit per
-valid cycle, no ready: it never back-pressures); ``commit`` on that cycle's clock edge makes the
-flit's 128B group D count toward the next flit's cross-flit DA group limit (the link commits only
-in-sequence flits). The stimulus has idle cycles (``flit_valid`` low, random junk on ``flit`` and
+The RX takes one flit per cycle while ``flit_valid`` is high (no ready: it never back-pressures)
+and is a pipeline: its outputs describe the flit given LAT cycles earlier (``out_valid``). The
+bench runs it in tb/link256/hdl/cxl_flit256_rx_tb.v, which takes ``commit`` with the flit and
+hands it to the RX when the RX presents that flit: committed, the flit's 128B group D count
+counts toward the next flit's cross-flit DA group limit (the link commits only in-sequence
+flits). The stimulus has idle cycles (``flit_valid`` low, random junk on ``flit`` and
 ``commit``) and flits presented without commit (a link discarding a flit, which is then replayed).
 
 * ``src``: FlitAgent (tb.common) driving ``flit_valid`` / ``flit`` and ``commit`` from a sequence.
-* ``txn``: passive VRAgent on ``flit_valid`` reading every output of a valid cycle.
+* ``txn``: passive VRAgent on ``out_valid`` reading every output of a valid cycle.
 * ``pred`` (:class:`RxPredictor`): the outputs the reference model gives for each driven flit
   (models.cxl.flit256.unpack_flit256 with the partner's role; its receiver state advances only on
   a committed legal flit, as the RTL's): CRC verdict; for a CRC-clean flit the model rejects, or
@@ -19,7 +21,7 @@ in-sequence flits). The stimulus has idle cycles (``flit_valid`` low, random jun
 * ``outs`` (:class:`RxOutputs`): the same view of the DUT outputs (runs expanded into messages,
   with the run packing rules checked).
 * ``sb``: InOrderScoreboard of the two; ``quiet``: CycleChecker that nothing is reported on a
-  cycle without ``flit_valid``.
+  cycle without ``out_valid``.
 * ``cov``: CoverageCollector; groups ``kinds`` (flit kinds and the most messages of a class in a
   flit), ``verdict`` (legal / illegal / ...), ``flow`` (back-to-back / after idle, commit / held),
   each defined only when the test enforces it.
@@ -52,7 +54,7 @@ OUT_FIELDS = {"crc_ok": "crc_ok", "proto_err": "proto_err", "retryable": "retrya
               "ctl_kind": "ctl_kind", "ctl_eseq": "ctl_eseq", "ctl_num_retry": "ctl_num_retry",
               "ctl_empty": "ctl_empty", "ack": "ack_cnt", "crd": "crd_cnt", "msg_cnt": "msg_cnt",
               "run_valid": "run_valid", "run_n": "run_n", "run_bits": "run_bits", "line": "line"}
-# Outputs that must read zero on a cycle without flit_valid (run_bits is not gated: it is read
+# Outputs that must read zero on a cycle without out_valid (run_bits is not gated: it is read
 # only for valid runs).
 GATED = ("proto_err", "retryable", "ctl_kind", "ctl_eseq", "ack_cnt", "crd_cnt", "msg_cnt",
          "run_valid", "run_n", "line")
@@ -516,7 +518,7 @@ class RxEnv(Link256Env):
         src_bus.fields["commit"] = self.pool.bind(dut.commit)
         self.src = FlitAgent("src", self, bus=src_bus, idle=self.idle, idle_junk=True)
         self.txn = VRAgent("txn", self, active=False,
-                           bus=VRBus.lane(self.pool, dut, "flit_valid", None, OUT_FIELDS))
+                           bus=VRBus.lane(self.pool, dut, "out_valid", None, OUT_FIELDS))
         self.cov = CoverageCollector("cov", self)
         self.pred = RxPredictor("pred", self, self.cfg, self.cov)
         lines = len(dut.line) // (len(DATA_CLASSES) * LINE_W)
@@ -540,11 +542,11 @@ class RxEnv(Link256Env):
             g.coverpoint("commit", ["commit", "held"])
 
     def check_quiet(self) -> list[str]:
-        """Nothing is reported for a cycle without flit_valid (crc_ok is not gated)."""
+        """Nothing is reported for a cycle without out_valid (crc_ok is not gated)."""
         dut = cocotb.top
-        if int(dut.flit_valid.value):
+        if int(dut.out_valid.value):
             return []
-        return [f"{n} = {int(getattr(dut, n).value):#x} with flit_valid low" for n in GATED
+        return [f"{n} = {int(getattr(dut, n).value):#x} with out_valid low" for n in GATED
                 if int(getattr(dut, n).value)]
 
     def connect_phase(self) -> None:

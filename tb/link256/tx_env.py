@@ -2,7 +2,7 @@
 
 The TX is combinational: on a cycle with ``fire`` high the flit and the take outputs
 (msg_take, crd_take, ack_take, flit_retryable, busy_adf) describe the flit built from that cycle's
-class heads, pending credits and acks and control kind. It has no ready (the caller decides when a
+class heads (offered only with ``msg_en``), pending credits and acks and control kind. It has no ready (the caller decides when a
 flit goes out), so the stimulus has idle cycles (``fire`` low, random junk on the inputs) but no
 back-pressure.
 
@@ -15,7 +15,8 @@ back-pressure.
   stateful receiver (models.cxl.flit256.unpack_flit256: CRC, every packing rule and the cross-flit
   128B group limit); an illegal flit is reported with the model's reason.
 * ``sb``: InOrderScoreboard of the two; ``takes`` (:class:`TxTakeChecker`): the take policy
-  (only available classes, one message per available class unless a trailer needs the room,
+  (only offered classes, i.e. available with ``msg_en`` high, one message per offered class
+  unless a trailer needs the room,
   encodable credits not above the pending count, no CRD field left unused, nothing taken for a
   control flit).
 * ``cov``: CoverageCollector; groups ``kinds`` (flit kinds), ``ctl`` (control flits), ``flow``
@@ -40,8 +41,8 @@ from tb.link256.common import (DATA_CLASSES, HDR_W, LINE_W, Cfg, CtlKind, FlowCo
                                rand_msg)
 
 # payload field -> DUT port
-REQ_FIELDS = {"avail": "msg_avail", "hdr": "msg_hdr", "data": "msg_data", "crd_pend": "crd_pend",
-              "ack_pend": "ack_pend", "kind": "ctl_kind", "eseq": "ctl_eseq",
+REQ_FIELDS = {"avail": "msg_avail", "en": "msg_en", "hdr": "msg_hdr", "data": "msg_data",
+              "crd_pend": "crd_pend", "ack_pend": "ack_pend", "kind": "ctl_kind", "eseq": "ctl_eseq",
               "num_retry": "ctl_num_retry", "empty": "ctl_empty"}
 OUT_FIELDS = {"flit": "flit", "nocrc": "flit_nocrc", "take": "msg_take", "crd_take": "crd_take",
               "ack_take": "ack_take", "retryable": "flit_retryable", "busy_adf": "busy_adf"}
@@ -57,7 +58,9 @@ class TxFlitSeq(uvm_sequence):
     """``n`` fire requests: per class a random model message with probability ``p_avail`` (else
     junk that must not be taken), random pending credits and acks, and ``kinds`` (control kinds
     drawn at random; default: protocol flits only). ``p_avail`` / ``p_trailer`` are drawn per flit
-    from the given choices."""
+    from the given choices. ``msg_en`` is low in about 1 request of 8 (messages held back, as the
+    link does when its replay buffer is nearly full or an ack is forced out): nothing may be
+    taken then."""
 
     def __init__(self, name: str, cfg: Cfg, rng: random.Random, n: int,
                  p_avail: tuple[float, ...] = (0.0, 0.3, 0.6, 1.0),
@@ -91,7 +94,7 @@ class TxFlitSeq(uvm_sequence):
                     data |= rng.getrandbits(LINE_W) << lane
         quiet = rng.random() < 0.3   # no credits to return: idle and Empty flits become possible
         crd_pend = [0 if quiet else rng.choice(CRD_PEND_CHOICES) for _ in range(NCLS)]
-        return {"avail": avail, "hdr": hdr, "data": data,
+        return {"avail": avail, "en": int(rng.random() >= 0.125), "hdr": hdr, "data": data,
                 "crd_pend": sum(v << (8 * c) for c, v in enumerate(crd_pend)),
                 "ack_pend": rng.choice([0, 0, 1, 8, rng.randrange(256)]), "kind": int(kind),
                 "eseq": rng.randrange(256), "num_retry": rng.randrange(32),
@@ -104,11 +107,16 @@ class TxFlitSeq(uvm_sequence):
             await self.finish_item(item)
 
 
+def offered(p: dict[str, int]) -> int:
+    """The classes a request offers: those available, none while ``msg_en`` is low."""
+    return p["avail"] if p["en"] else 0
+
+
 def head_message(cfg: Cfg, p: dict[str, int], c: int) -> Any:
     """The model message the request presented as head of class c (a string naming the fault if
-    the class was not available or its header is no valid message)."""
-    if not p["avail"] >> c & 1:
-        return f"class {c} taken but not available"
+    the class was not offered or its header is no valid message)."""
+    if not offered(p) >> c & 1:
+        return f"class {c} taken but not offered (available, with msg_en)"
     data = (field(p["data"], DATA_CLASSES.index(c), LINE_W).to_bytes(64, "little")
             if c in DATA_CLASSES else None)
     try:
@@ -228,12 +236,13 @@ class TxTakeChecker(uvm_component):
 
     def write(self, beat: Beat) -> None:
         p = beat.payload
-        take, avail = p["take"], p["avail"]
+        take, avail = p["take"], offered(p)
         crd_take = [field(p["crd_take"], c, 8) for c in range(NCLS)]
         crd_pend = [field(p["crd_pend"], c, 8) for c in range(NCLS)]
         errs = []
         if take & ~avail:
-            errs.append(f"took a class that was not available: take={take:06b} avail={avail:06b}")
+            errs.append(f"took a class that was not offered: take={take:06b} avail={p['avail']:06b} "
+                        f"msg_en={p['en']}")
         if p["kind"] != CtlKind.NONE:
             if take or any(crd_take):
                 errs.append(f"control flit (kind {p['kind']}) took messages {take:06b} or "
@@ -242,8 +251,8 @@ class TxTakeChecker(uvm_component):
             heads = [head_message(self.cfg, p, c) for c in range(NCLS) if avail >> c & 1]
             trailers = any(not isinstance(m, str) and has_trailer(m) for m in heads)
             if not trailers and take != avail:
-                errs.append(f"line rate: one message per available class: take={take:06b} "
-                            f"avail={avail:06b}")
+                errs.append(f"line rate: one message per offered class: take={take:06b} "
+                            f"offered={avail:06b}")
             for c in range(NCLS):
                 if crd_take[c] > crd_pend[c] or crd_take[c] not in (0, *f2.CRD_VALUES):
                     errs.append(f"class {c}: credits taken {crd_take[c]} (pending {crd_pend[c]})")
