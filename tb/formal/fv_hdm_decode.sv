@@ -15,23 +15,11 @@ module fv_hdm_decode #(
 );
     wire        hit;
     wire [11:0] target;
-    // the configuration terms cxl_switch_cfg registers with each decoder: base mod 3 (a bit-serial
-    // scan from the top bit, r <- (2r + bit) mod 3) and eIG + eIW[1:0], both one-hot
-    reg [NDEC*3-1:0]  dec_b3;
-    reg [NDEC*11-1:0] dec_s;
-    reg [1:0]         b3r;
-    integer           t, i;
-    always @* begin
-        for (t = 0; t < NDEC; t = t + 1) begin
-            b3r = 2'd0;
-            for (i = 23; i >= 0; i = i - 1)
-                b3r = (b3r == 2'd0) ? {1'b0, dec_base[t*24 + i]} :
-                      (b3r == 2'd1) ? (dec_base[t*24 + i] ? 2'd0 : 2'd2) :
-                                      (dec_base[t*24 + i] ? 2'd2 : 2'd1);
-            dec_b3[t*3 +: 3] = 3'd1 << b3r;
-            dec_s[t*11 +: 11] = 11'd1 << ({1'b0, dec_eig[t*3 +: 3]} + {2'd0, dec_eiw[t*4 +: 2]});
-        end
-    end
+    // the configuration terms cxl_switch_cfg registers with each decoder (fv_hdm_cfg_terms.sv)
+    wire [NDEC*3-1:0]  dec_b3;
+    wire [NDEC*11-1:0] dec_s;
+    fv_hdm_cfg_terms #(.NDEC(NDEC)) u_terms (
+        .dec_base(dec_base), .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s));
     cxl_hdm_decode #(.NDEC(NDEC), .MAXW(MAXW)) dut (
         .hpa(hpa), .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size),
         .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s), .dec_tgt(dec_tgt),

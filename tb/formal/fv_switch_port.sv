@@ -52,23 +52,15 @@ module fv_switch_port #(
         end
     end
 
-    // the configuration terms cxl_switch_cfg registers with each decoder (cxl_hdm_decode): base
-    // mod 3 and eIG + eIW[1:0], both one-hot, and per target entry "the target is >= N"
-    reg [NDEC*3-1:0]  dec_b3;
-    reg [NDEC*11-1:0] dec_s;
-    reg [NDEC*16-1:0] dec_thi;
-    reg [1:0]         b3r;
-    integer           t, i;
+    // the configuration terms cxl_switch_cfg registers with each decoder (fv_hdm_cfg_terms.sv)
+    // and per target entry "the target is >= N"
+    wire [NDEC*3-1:0]  dec_b3;
+    wire [NDEC*11-1:0] dec_s;
+    reg  [NDEC*16-1:0] dec_thi;
+    integer            t;
+    fv_hdm_cfg_terms #(.NDEC(NDEC)) u_terms (
+        .dec_base(dec_base), .dec_eiw(dec_eiw), .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s));
     always @* begin
-        for (t = 0; t < NDEC; t = t + 1) begin
-            b3r = 2'd0;
-            for (i = 23; i >= 0; i = i - 1)
-                b3r = (b3r == 2'd0) ? {1'b0, dec_base[t*24 + i]} :
-                      (b3r == 2'd1) ? (dec_base[t*24 + i] ? 2'd0 : 2'd2) :
-                                      (dec_base[t*24 + i] ? 2'd2 : 2'd1);
-            dec_b3[t*3 +: 3] = 3'd1 << b3r;
-            dec_s[t*11 +: 11] = 11'd1 << ({1'b0, dec_eig[t*3 +: 3]} + {2'd0, dec_eiw[t*4 +: 2]});
-        end
         for (t = 0; t < NDEC * 16; t = t + 1) dec_thi[t] = dec_tgt[t*12 +: 12] >= 12'(N);
     end
 
