@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -49,23 +51,55 @@ def elaborate(top: str, params: dict[str, int] | None = None) -> tuple[int, str]
     return r.returncode, r.stdout + r.stderr
 
 
-# Modules found clean, keyed by a hash of every RTL and include file, the lint command and the
-# Verilator version: any edit to any of them lints every module again (a module's submodules and
-# includes are found by search, so its own file alone is not its source set). Only clean results
-# are kept; a failing module is linted again on every run.
+# Modules found clean, each keyed by a hash of its own source set (below), the lint command and the
+# Verilator version: an edit lints again exactly the modules whose source set holds the edited file.
+# Only clean results are kept; a failing module is linted again on every run. The seconds each lint
+# took are kept too, so the slowest modules start first and the two workers finish together.
 CACHE = RTL.parent / "results" / "lint_cache.json"
 
+_IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_$]*\b")
+_INCLUDE = re.compile(r'`include\s+"([^"]+)"')
 
-def source_key() -> str:
-    h = hashlib.sha256()
+
+def source_sets(files: list[Path]) -> dict[str, list[Path]]:
+    """Every file Verilator can read when it lints each module: the module's file, every module
+    file whose name (one module per file, named after it) appears as a word in a file of the set,
+    and every include they name, closed transitively. A name in a comment adds its file too, so the
+    set errs on the side of linting again."""
+    by_name = {p.stem: p for p in files}
+    words: dict[Path, set[Path]] = {}
+
+    def refs(path: Path) -> set[Path]:
+        if path not in words:
+            text = path.read_text(errors="replace")
+            found = {by_name[w] for w in set(_IDENT.findall(text)) if w in by_name}
+            found |= {INCLUDE / name for name in _INCLUDE.findall(text) if (INCLUDE / name).is_file()}
+            words[path] = found - {path}
+        return words[path]
+
+    sets = {}
+    for top in files:
+        seen, todo = {top}, [top]
+        while todo:
+            for ref in refs(todo.pop()):
+                if ref not in seen:
+                    seen.add(ref)
+                    todo.append(ref)
+        sets[top.stem] = sorted(seen)
+    return sets
+
+
+def module_keys(files: list[Path]) -> dict[str, str]:
     ver = subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
-    h.update(ver.encode())
-    h.update(" ".join(LINT_FLAGS).encode())
-    for p in sorted(RTL.rglob("*")):
-        if p.is_file() and p.suffix in (".v", ".vh", ".sv", ".svh"):
+    keys = {}
+    for name, paths in source_sets(rtl_files()).items():
+        h = hashlib.sha256(ver.encode())
+        h.update(" ".join(LINT_FLAGS).encode())
+        for p in paths:
             h.update(str(p.relative_to(RTL)).encode())
             h.update(p.read_bytes())
-    return h.hexdigest()
+        keys[name] = h.hexdigest()
+    return {p.stem: keys[p.stem] for p in files}
 
 
 def main() -> int:
@@ -75,24 +109,35 @@ def main() -> int:
         print("lint: no RTL files found")
         return 1
     libdirs = sorted({p.parent for p in rtl_files()})
-    key = source_key()
+    keys = module_keys(files)
     try:
         cached = json.loads(CACHE.read_text())
-        clean = set(cached["clean"]) if cached.get("key") == key else set()
-    except (OSError, ValueError, KeyError):
-        clean = set()
-    todo = [p for p in files if p.stem not in clean]
+        clean, secs = dict(cached["clean"]), dict(cached["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        clean, secs = {}, {}
+    todo = [p for p in files if clean.get(p.stem) != keys[p.stem]]
+    todo.sort(key=lambda p: -secs.get(p.stem, 0.0))
+
+    def timed(path: Path) -> tuple[Path, int, str, float]:
+        t0 = time.monotonic()
+        return (*lint_one(path, libdirs), time.monotonic() - t0)
+
     bad = 0
     with ThreadPoolExecutor(max_workers=2) as ex:
-        for path, rc, out in ex.map(lambda p: lint_one(p, libdirs), todo):
+        for path, rc, out, dt in ex.map(timed, todo):
             rel = path.relative_to(RTL.parent)
+            secs[path.stem] = round(dt, 2)
             if rc != 0 or out:
                 bad += 1
+                clean.pop(path.stem, None)
                 print(f"FAIL {rel}\n{out}")
             else:
-                clean.add(path.stem)
+                clean[path.stem] = keys[path.stem]
+    names = set(keys)
     CACHE.parent.mkdir(parents=True, exist_ok=True)
-    CACHE.write_text(json.dumps({"key": key, "clean": sorted(clean)}, indent=1))
+    CACHE.write_text(json.dumps({"clean": {k: v for k, v in sorted(clean.items()) if k in names},
+                                 "seconds": {k: v for k, v in sorted(secs.items()) if k in names}},
+                                indent=1))
     reused = len(files) - len(todo)
     print(f"lint: {len(files) - bad}/{len(files)} modules clean under verilator -Wall"
           + (f" ({reused} unchanged since their last clean lint)" if reused else ""))
