@@ -440,14 +440,14 @@ module cxl_flit256_rx #(
         end
     endgenerate
 
+    // What stages 2 to 4 only carry to the outputs, packed once: stage 4 unpacks it.
+    localparam integer CRW = 1936 + 64 + 1 + 1 + 1 + 2 + 8 + 48;
+    wire [CRW-1:0] s1_cr = {s1_flit, s1_syn, s1_nop, s1_pay, s1_hdr_err, s1_rcmd, s1_fld, s1_crd};
+
     // ---------------------------------------------------------------- stage 2 registers
     reg                s2_v;
-    reg  [1935:0]      s2_flit;
-    reg  [63:0]        s2_syn;
-    reg                s2_nop, s2_pay, s2_hdr_err, s2_err;
-    reg  [1:0]         s2_rcmd;
-    reg  [7:0]         s2_fld;
-    reg  [47:0]        s2_crd;
+    reg  [CRW-1:0]     s2_cr;     // the carried fields (s1_cr)
+    reg                s2_err;
     reg  [NSLOT-1:0]   s2_nz, s2_serr, s2_rsvs, s2_past, s2_tbad;
     reg  [255:0]       s2_m8;
     reg  [15:0]        s2_r7;
@@ -460,15 +460,8 @@ module cxl_flit256_rx #(
         else     s2_v <= s1_v;
     end
     always @(posedge clk) begin
-        s2_flit  <= s1_flit;
-        s2_syn   <= s1_syn;
-        s2_nop   <= s1_nop;
-        s2_pay   <= s1_pay;
-        s2_hdr_err <= s1_hdr_err;
+        s2_cr   <= s1_cr;
         s2_err   <= s1_crd_err || s1_empty_err;
-        s2_rcmd  <= s1_rcmd;
-        s2_fld   <= s1_fld;
-        s2_crd   <= s1_crd;
         s2_nz    <= s1_nz;
         s2_serr  <= s1_serr;
         s2_rsvs  <= s1_rsvs;
@@ -583,12 +576,8 @@ module cxl_flit256_rx #(
 
     // ---------------------------------------------------------------- stage 3 registers
     reg                s3_v;
-    reg  [1935:0]      s3_flit;
-    reg  [63:0]        s3_syn;
-    reg                s3_nop, s3_pay, s3_hdr_err, s3_err;
-    reg  [1:0]         s3_rcmd;
-    reg  [7:0]         s3_fld;
-    reg  [47:0]        s3_crd;
+    reg  [CRW-1:0]     s3_cr;     // the carried fields (s1_cr)
+    reg                s3_err;
     reg  [NSLOT*6*3-1:0] s3_nsc;
     reg  [4*6*5-1:0]   s3_gcnt;
     reg  [NSLOT*6-1:0] s3_rf, s3_qf;
@@ -604,15 +593,8 @@ module cxl_flit256_rx #(
         else     s3_v <= s2_v;
     end
     always @(posedge clk) begin
-        s3_flit  <= s2_flit;
-        s3_syn   <= s2_syn;
-        s3_nop   <= s2_nop;
-        s3_pay   <= s2_pay;
-        s3_hdr_err <= s2_hdr_err;
+        s3_cr   <= s2_cr;
         s3_err   <= err3;
-        s3_rcmd  <= s2_rcmd;
-        s3_fld   <= s2_fld;
-        s3_crd   <= s2_crd;
         s3_nsc   <= nsc;
         s3_gcnt  <= gcnt;
         s3_rf    <= rf;
@@ -708,12 +690,8 @@ module cxl_flit256_rx #(
 
     // ---------------------------------------------------------------- stage 4 registers
     reg                s4_v;
-    reg  [1935:0]      s4_flit;
-    reg  [63:0]        s4_syn;
-    reg                s4_nop, s4_pay, s4_hdr_err, s4_err;
-    reg  [1:0]         s4_rcmd;
-    reg  [7:0]         s4_fld;
-    reg  [47:0]        s4_crd;
+    reg  [CRW-1:0]     s4_cr;     // the carried fields (s1_cr)
+    reg                s4_err;
     reg  [6*5-1:0]     s4_tot, s4_nrun, s4_gd3;
     reg  [6*32-1:0]    s4_tab;
     reg  [6*MAXM*NSLOT-1:0] s4_sel;
@@ -726,15 +704,8 @@ module cxl_flit256_rx #(
         else     s4_v <= s3_v;
     end
     always @(posedge clk) begin
-        s4_flit  <= s3_flit;
-        s4_syn   <= s3_syn;
-        s4_nop   <= s3_nop;
-        s4_pay   <= s3_pay;
-        s4_hdr_err <= s3_hdr_err;
+        s4_cr   <= s3_cr;
         s4_err   <= perr4;
-        s4_rcmd  <= s3_rcmd;
-        s4_fld   <= s3_fld;
-        s4_crd   <= s3_crd;
         s4_tot   <= tot;
         s4_nrun  <= nrun;
         s4_gd3   <= s3_gcnt[3*6*5 +: 6*5];
@@ -749,6 +720,13 @@ module cxl_flit256_rx #(
     // ================================================================ outputs (the flit of stage 4)
     // CRC: a payload flit's CRC field holds crc_seq beyond its CRC (cxl_link's sequence term)
     assign out_valid = s4_v;
+    wire [1935:0] s4_flit;
+    wire [63:0]   s4_syn;
+    wire          s4_nop, s4_pay, s4_hdr_err;
+    wire [1:0]    s4_rcmd;
+    wire [7:0]    s4_fld;
+    wire [47:0]   s4_crd;
+    assign {s4_flit, s4_syn, s4_nop, s4_pay, s4_hdr_err, s4_rcmd, s4_fld, s4_crd} = s4_cr;
     assign pay_type  = s4_pay;
     assign crc_ok    = (s4_syn == (s4_pay ? crc_seq : 64'd0));
 
