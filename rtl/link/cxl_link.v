@@ -275,6 +275,22 @@ module cxl_link #(
     wire              rx_crc_ok, rx_retryable, rx_ctl_empty, rx_proto_err;
     wire [2:0]        rx_ctl_kind;
     wire [7:0]        rx_ctl_eseq, rx_ack;
+    // The RX stage's part common to both modes: whether the flit judged last cycle was committed
+    // (ru_commit) and the TX credits and acks it brings, applied this cycle (rx_upd_*); each mode's
+    // block registers its messages alongside.
+    reg               ru_commit;
+    reg  [6*8-1:0]    ru_crd;
+    reg  [7:0]        ru_ack;
+    always @(posedge clk) begin
+        if (rst) ru_commit <= 1'b0;
+        else     ru_commit <= rx_commit;
+    end
+    always @(posedge clk) begin
+        ru_crd <= rx_crd;
+        ru_ack <= rx_ack;
+    end
+    assign rx_upd_crd = ru_crd & {48{ru_commit}};
+    assign rx_upd_ack = ru_ack & {8{ru_commit}};
     wire [4:0]        rx_ctl_nr;
     wire [5:0]        rxb_ovf;      // an RX buffer overflowed
     wire              in_seq = (lrsm == S_NORMAL) && !link_fatal;
@@ -303,27 +319,16 @@ module cxl_link #(
             // of that flit. A flit with a CRC or protocol error (or out of sequence) leaves
             // ru_commit 0, so none of its contents reaches the queues or counters. Two cycles
             // more RX latency than a single-cycle receiver (rtl/link/README.md).
-            reg                   ru_commit;
             reg  [6*MAXM-1:0]     ru_mv;
             /* verilator lint_off UNUSEDSIGNAL */  // data classes: only lane 0 (one DH per flit)
             reg  [6*MAXM*128-1:0] ru_mh;
             reg  [2*MAXM*512-1:0] ru_md;
             /* verilator lint_on UNUSEDSIGNAL */
-            reg  [6*8-1:0]        ru_crd;
-            reg  [7:0]            ru_ack;
-            always @(posedge clk) begin
-                if (rst) ru_commit <= 1'b0;
-                else     ru_commit <= rx_commit;
-            end
             always @(posedge clk) begin
                 ru_mv  <= rx_mv;
                 ru_mh  <= rx_mh;
                 ru_md  <= rx_md;
-                ru_crd <= rx_crd;
-                ru_ack <= rx_ack;
             end
-            assign rx_upd_crd = ru_crd & {48{ru_commit}};
-            assign rx_upd_ack = ru_ack & {8{ru_commit}};
             // The 68B TX runs in two parts. The packer (cxl_flit68_tx) fills a two-entry buffer
             // of prepared protocol flits (and the all-data flits they owe) from the class queues
             // whenever the buffer has room, independent of the flit-kind decision; the builder
@@ -539,29 +544,18 @@ module cxl_link #(
             // flit is checked against act in the cycle the RX pipeline presents it; what it brings
             // (messages for the RX queues, TX credits, acks for the free count, the ack it is
             // owed) is registered with rx_commit and applied one cycle later (ru_commit).
-            reg                   ru_commit;
             reg  [6*5-1:0]        ru_cnt;
             reg  [6*MAXM-1:0]     ru_rv;
             reg  [6*MAXM*3-1:0]   ru_rn;
             reg  [6*MAXM*124-1:0] ru_rb;
             reg  [2*3*512-1:0]    ru_ln;
-            reg  [6*8-1:0]        ru_crd;
-            reg  [7:0]            ru_ack;
-            always @(posedge clk) begin
-                if (rst) ru_commit <= 1'b0;
-                else     ru_commit <= rx_commit;
-            end
             always @(posedge clk) begin
                 ru_cnt <= rx_cnt;
                 ru_rv  <= rx_rv;
                 ru_rn  <= rx_rn;
                 ru_rb  <= rx_rb;
                 ru_ln  <= rx_ln;
-                ru_crd <= rx_crd;
-                ru_ack <= rx_ack;
             end
-            assign rx_upd_crd = ru_crd & {48{ru_commit}};
-            assign rx_upd_ack = ru_ack & {8{ru_commit}};
             wire [5:0]            fmt_take;
             /* verilator lint_off UNUSEDSIGNAL */  // the counts below are picked, not subtracted
             wire [6*8-1:0]        fmt_crd_take;
