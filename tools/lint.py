@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,8 +52,7 @@ def elaborate(top: str, params: dict[str, int] | None = None) -> tuple[int, str]
 
 # Modules found clean, each keyed by a hash of its own source set (below), the lint command and the
 # Verilator version: an edit lints again exactly the modules whose source set holds the edited file.
-# Only clean results are kept; a failing module is linted again on every run. The seconds each lint
-# took are kept too, so the slowest modules start first and the two workers finish together.
+# Only clean results are kept; a failing module is linted again on every run.
 CACHE = RTL.parent / "results" / "lint_cache.json"
 
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_$]*\b")
@@ -112,31 +110,22 @@ def main() -> int:
     keys = module_keys(files)
     try:
         cached = json.loads(CACHE.read_text())
-        clean, secs = dict(cached["clean"]), dict(cached["seconds"])
+        clean = dict(cached["clean"])
     except (OSError, ValueError, KeyError, TypeError):
-        clean, secs = {}, {}
+        clean = {}
     todo = [p for p in files if clean.get(p.stem) != keys[p.stem]]
-    todo.sort(key=lambda p: -secs.get(p.stem, 0.0))
-
-    def timed(path: Path) -> tuple[Path, int, str, float]:
-        t0 = time.monotonic()
-        return (*lint_one(path, libdirs), time.monotonic() - t0)
-
     bad = 0
     with ThreadPoolExecutor(max_workers=2) as ex:
-        for path, rc, out, dt in ex.map(timed, todo):
+        for path, rc, out in ex.map(lambda p: lint_one(p, libdirs), todo):
             rel = path.relative_to(RTL.parent)
-            secs[path.stem] = round(dt, 2)
             if rc != 0 or out:
                 bad += 1
                 clean.pop(path.stem, None)
                 print(f"FAIL {rel}\n{out}")
             else:
                 clean[path.stem] = keys[path.stem]
-    names = set(keys)
     CACHE.parent.mkdir(parents=True, exist_ok=True)
-    CACHE.write_text(json.dumps({"clean": {k: v for k, v in sorted(clean.items()) if k in names},
-                                 "seconds": {k: v for k, v in sorted(secs.items()) if k in names}},
+    CACHE.write_text(json.dumps({"clean": {k: v for k, v in sorted(clean.items()) if k in keys}},
                                 indent=1))
     reused = len(files) - len(todo)
     print(f"lint: {len(files) - bad}/{len(files)} modules clean under verilator -Wall"
