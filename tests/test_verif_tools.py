@@ -133,6 +133,75 @@ def test_coverage_exclusion_index(tmp_path: Path) -> None:
         cov.load_exclusions(y)
 
 
+def test_coverage_exclusion_claims_checked(tmp_path: Path) -> None:
+    """An exclusion claims its code cannot run or its bits cannot move; the regression's counts
+    check the claim. A line or branch point that counted refutes it, so does a toggle bit counted
+    in both directions; one 0->1 alone is a constant 1 settling from the simulator's initial 0.
+    `moves: true` (test-only HDL, an unread input) is not checked; `arm` narrows a branch entry
+    to one arm of its decision."""
+    a = _dat(tmp_path / "a.dat", [
+        (_pt(F, "line", 10, 5, "block", "10"), 3),               # 'cannot run', but ran
+        (_pt(F, "toggle", 2, 4, "k[0]:0->1", None), 2),          # constant 1: 0->1 only
+        (_pt(F, "toggle", 2, 4, "k[0]:1->0", None), 0),
+        (_pt(F, "toggle", 2, 4, "k[1]:0->1", None), 5),          # moved both ways
+        (_pt(F, "toggle", 2, 4, "k[1]:1->0", None), 4),
+        (_pt(F, "toggle", 3, 4, "u[0]:0->1", None), 7),          # an input the block ignores
+        (_pt(F, "toggle", 3, 4, "u[0]:1->0", None), 7),
+        (_pt(F, "branch", 30, 9, "if", "31"), 0),                # a checker's raising arm
+        (_pt(F, "branch", 30, 9, "else", None), 9),
+    ])
+    y = tmp_path / "ex.yaml"
+    y.write_text("- {files: rtl/common/x.v, kind: line, lines: [10], reason: unreachable}\n"
+                 "- {files: rtl/common/x.v, signal: k, reason: constant}\n"
+                 "- {files: rtl/common/x.v, signal: u, moves: true, reason: input not read}\n"
+                 "- {files: rtl/common/x.v, kind: branch, arm: if, lines: [30], reason: checker}\n")
+    ex = cov.load_exclusions(y)
+    files, n = cov.build_files(cov.merge([a]), ex)
+    assert [e.matched for e in ex] == [1, 4, 2, 1] and n == 8
+    assert [len(e.moved) for e in ex] == [1, 2, 0, 0]
+    assert ex[1].moved[0][0].endswith("k[1]:0->1")
+    assert [o for g in files["rtl/common/x.v"].branches[30] for o, _ in g] == ["else"]
+    d = tmp_path / "dat"
+    d.mkdir()
+    a.rename(d / "a.dat")
+    assert cov.main(["--dat", str(d), "--out", str(tmp_path / "out"), "--exclusions", str(y),
+                     "--no-html", "--flags=--coverage-line"]) == 1
+    y.write_text("- {files: rtl/common/x.v, kind: line, arm: if, lines: [10], reason: x}\n")
+    with pytest.raises(SystemExit, match="arm needs kind: branch"):
+        cov.load_exclusions(y)
+    y.write_text("- {files: rtl/common/x.v, signal: k, moves: 1, reason: x}\n")
+    with pytest.raises(SystemExit, match="moves must be true or false"):
+        cov.load_exclusions(y)
+
+
+def test_coverage_exclusion_message(tmp_path: Path) -> None:
+    """`message` excludes, per 128-bit lane, the bits above that lane's message's canonical
+    fields, widths read from models.cxl.messages (the one owner of the layouts); lanes repeat
+    the list, and the signal regex matches a generate block's full name."""
+    from models.cxl.messages import SPECS
+    wr, wd = SPECS["m2s_req"].canonical_width, SPECS["m2s_rwd"].canonical_width
+    bits = [wr - 1, wr, 127, 128 + wd - 1, 128 + wd, 255, 256 + wr - 1, 256 + wr]
+    a = _dat(tmp_path / "a.dat", [
+        (_pt(F, "toggle", 2, 4, f"g_b[1].m2s_hdr[{b}]:0->1", None), 0) for b in bits
+    ] + [(_pt(F, "toggle", 2, 4, f"g_b[1].other[{wr}]:0->1", None), 0)])
+    y = tmp_path / "ex.yaml"
+    y.write_text("- {files: rtl/common/x.v, signal: 'g_b\\[\\d+\\]\\.m2s_hdr', "
+                 "message: [m2s_req, m2s_rwd], reason: padding}\n")
+    ex = cov.load_exclusions(y)
+    files, _ = cov.build_files(cov.merge([a]), ex)
+    assert sorted(files["rtl/common/x.v"].toggles) == sorted(
+        [f"g_b[1].m2s_hdr[{b}]:0->1" for b in (wr - 1, 128 + wd - 1, 256 + wr - 1)]
+        + [f"g_b[1].other[{wr}]:0->1"])
+    assert ex[0].matched == 5 and ex[0].pad_from == [wr, wd]
+    assert "bits above the m2s_req/m2s_rwd fields" in cov.exclusion_what(cov.exclusion_entry(ex[0]))
+    for bad, err in (("signal: x, message: [m2s_nope]", "unknown message"),
+                     ("message: [m2s_req]", "message needs a signal"),
+                     ("signal: x, message: [m2s_req], index: '1'", "message needs a signal")):
+        y.write_text(f"- {{files: rtl/common/x.v, {bad}, reason: x}}\n")
+        with pytest.raises(SystemExit, match=err):
+            cov.load_exclusions(y)
+
+
 def test_coverage_main_writes_outputs(tmp_path: Path) -> None:
     d = tmp_path / "dat"
     d.mkdir()
