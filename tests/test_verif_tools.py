@@ -193,7 +193,18 @@ def test_coverage_exclusion_message(tmp_path: Path) -> None:
         [f"g_b[1].m2s_hdr[{b}]:0->1" for b in (wr - 1, 128 + wd - 1, 256 + wr - 1)]
         + [f"g_b[1].other[{wr}]:0->1"])
     assert ex[0].matched == 5 and ex[0].pad_from == [wr, wd]
+    # padding is claimed 0 in every message: one 0->1 is already a moved bit
+    b = _dat(tmp_path / "b.dat", [(_pt(F, "toggle", 2, 4, f"g_b[1].m2s_hdr[{wr}]:0->1", None), 1)])
+    cov.build_files(cov.merge([b]), ex)
+    assert [w for w, _ in ex[0].moved] == [f"rtl/common/x.v:2 toggle g_b[1].m2s_hdr[{wr}]:0->1"]
     assert "bits above the m2s_req/m2s_rwd fields" in cov.exclusion_what(cov.exclusion_entry(ex[0]))
+    # `bits` narrows it (a FIFO word: the header in bits 0-127, the destination above); a lane
+    # that carries either of two messages keeps the wider one's fields
+    y.write_text("- {files: rtl/common/x.v, signal: 'g_b\\[\\d+\\]\\.m2s_hdr', bits: [0-127], "
+                 "message: ['m2s_req|m2s_rwd'], reason: padding}\n")
+    ex = cov.load_exclusions(y)
+    files, _ = cov.build_files(cov.merge([a]), ex)
+    assert ex[0].pad_from == [max(wr, wd)] and ex[0].matched == len([b for b in bits if max(wr, wd) <= b < 128])
     for bad, err in (("signal: x, message: [m2s_nope]", "unknown message"),
                      ("message: [m2s_req]", "message needs a signal"),
                      ("signal: x, message: [m2s_req], index: '1'", "message needs a signal")):

@@ -383,14 +383,15 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
         message = [message] if isinstance(message, str) else [str(m) for m in message]
         pad_from: list[int] = []
         if message:
-            if "signal" not in e or "bits" in e or "index" in e:
+            if "signal" not in e or "index" in e:
                 raise SystemExit(f"{where}: message needs a signal and names its bits itself "
-                                 f"(not with bits or index)")
-            unknown_ids = [m for m in message if m not in SPECS]
+                                 f"(not with index; bits only narrows it to some lanes)")
+            unknown_ids = [m for lane in message for m in lane.split("|") if m not in SPECS]
             if unknown_ids:
                 raise SystemExit(f"{where}: unknown message id(s) {', '.join(unknown_ids)} "
                                  f"(known: {', '.join(SPECS)})")
-            pad_from = [SPECS[m].canonical_width for m in message]
+            # a lane that carries one of several messages keeps the widest one's fields
+            pad_from = [max(SPECS[m].canonical_width for m in lane.split("|")) for lane in message]
         moves = e.get("moves", False)
         if not isinstance(moves, bool):
             raise SystemExit(f"{where}: moves must be true or false")
@@ -424,14 +425,15 @@ class FileCov:
                 "toggle": (sum(c > 0 for c in self.toggles.values()), len(self.toggles))}
 
 
-def _moved(pt: Point, n: int, points: dict[Point, int]) -> bool:
+def _moved(pt: Point, n: int, points: dict[Point, int], zero: bool = False) -> bool:
     """Whether an excluded point shows that its exclusion's claim (this code cannot run, these
     bits cannot move) is wrong. A line or branch point moved when it counted. A toggle point
     moved when its bit counted in both directions: a bit held at a constant 1 counts one 0->1
-    per instance and run, from the simulator's initial 0 to its value, and never 1->0."""
+    per instance and run, from the simulator's initial 0 to its value, and never 1->0. A bit
+    claimed always 0 (`zero`, the header padding of a `message` entry) moved when it counted."""
     if not n:
         return False
-    if pt.kind != "toggle":
+    if pt.kind != "toggle" or zero:
         return True
     name, _, d = pt.comment.rpartition(":")
     other = f"{name}:{'1->0' if d == '0->1' else '0->1'}"
@@ -449,7 +451,7 @@ def build_files(points: dict[Point, int], excl: list[Exclusion]) -> tuple[dict[s
         if hit:
             for e in hit:
                 e.matched += 1
-                if not e.moves and _moved(pt, n, points):
+                if not e.moves and _moved(pt, n, points, zero=bool(e.message)):
                     e.moved.append((f"{pt.file}:{pt.line} {pt.kind} {pt.comment}", n))
             n_excl += 1
             continue
