@@ -420,6 +420,43 @@ def test_coverage_exclusions_yaml_resolves_on_the_rtl() -> None:
                 assert all(sub[0] <= n <= sub[1] and re.search(e.match, code[n - 1]) for n in lines)
 
 
+def test_coverage_exclusions_derived_bits_match_their_rule() -> None:
+    """The toggle exclusions of cxl_flit256_rx's successor matrices and cxl_flit256_rx_slot's
+    per-position message bits list bit indices in the yaml; recompute them here from the rule
+    the yaml states (successor t > s, k-fold composition t >= s + k or the sink 15) and from the
+    message tables the RTL's widths are generated from, so an edit to either shows up."""
+    from models.cxl.flit256 import SLOT_FORMATS
+    from models.cxl.messages import SPECS
+    excl = cov.load_exclusions(REPO / "tools" / "coverage_exclusions.yaml")
+
+    def zero_bits(k: int, rows: int, transposed: bool) -> list[int]:
+        return sorted((t * 16 + s) if transposed else (s * 16 + t)
+                      for s in range(rows) for t in range(15) if s == 15 or t < s + k)
+    rx = {e.signal: e for e in excl if e.files == "rtl/link/cxl_flit256_rx.v" and e.signal
+          and e.signal.startswith("m")}
+    want = {"m1r|s1_m1": (1, 15, False), "m1": (1, 16, False), "m1t": (1, 16, True),
+            "m2": (2, 16, False), "m2t": (2, 16, True), "m4": (4, 16, False), "m4t": (4, 16, True),
+            "m8|s2_m8": (8, 16, False), "m8t": (8, 16, True)}
+    assert sorted(rx) == sorted(want)
+    for sig, (k, rows, tr) in want.items():
+        assert rx[sig].bits == zero_bits(k, rows, tr), sig
+
+    width: dict[tuple[int, int], int] = {}
+    for (_kind, pbr), table in SLOT_FORMATS.items():
+        for f, mids in table.items():
+            for q, mid in enumerate(mids):
+                w = SPECS[mid].width("PBR" if pbr else "256B")
+                width[(f, q)] = max(width.get((f, q), 0), w)
+    got: dict[tuple[int, int], list[int]] = {}
+    for e in excl:
+        if e.files == "rtl/link/cxl_flit256_rx_slot.v" and e.signal and e.signal.endswith("raw"):
+            for (f, q) in width:
+                if re.fullmatch(e.signal, f"g_f[{f}].g_q[{q}].g_on.raw"):
+                    assert (f, q) not in got, (f, q)
+                    got[(f, q)] = e.bits
+    assert got == {fq: list(range(w, 124)) for fq, w in width.items() if w < 124}
+
+
 def test_formal_bind_and_mutation(tmp_path: Path) -> None:
     text = "module a(input x);\nendmodule\nmodule b(input y);\n  wire z = y;\nendmodule\n"
     out = formal.splice_bind(text, "b", "b.props.svh")

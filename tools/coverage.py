@@ -267,12 +267,13 @@ class Exclusion:
         if self.signal is not None:
             name = pt.comment.split(":", 1)[0]
             sig = name.split("[", 1)[0]
-            if self.message:
-                # a header bus inside a generate block is named in full ("g_br[0].sw_m2s_hdr"):
-                # the signal regex matches the name without its bit index
-                sig = re.sub(r"\[\d+\]$", "", name)
-            if pt.kind != "toggle" or not re.fullmatch(self.signal, sig):
+            if pt.kind != "toggle":
                 return False
+            if not re.fullmatch(self.signal, sig):
+                # a signal inside a generate block is named in full ("g_br[0].sw_m2s_hdr"): without
+                # `index`, the regex may match the name without its bit index instead
+                if self.index is not None or not re.fullmatch(self.signal, re.sub(r"\[\d+\]$", "", name)):
+                    return False
             if self.bits:
                 m = _BIT.search(pt.comment)
                 if m is None or int(m.group(1)) not in self.bits:
