@@ -110,6 +110,14 @@ def test_cosim_paths_and_json(tmp_path: Path) -> None:
     assert _p50(res, "read/bridge_hit") < _p50(res, "read/miss_tier2_fabric") + SHORT.t2_lat
     assert _p50(res, "read/miss_tier2_fabric") > _p50(res, "switch/m2s_req") + _p50(res, "switch/s2m_drs")
     assert min(s["switch/m2s_req"]) >= 1
+    # peers write (default peer_write_p): local stores, write requests pushing a line on D2H Data,
+    # dirty lines leaving by DirtyEvict or a forwarding snoop answer, and the home agent writing to
+    # its memory node beyond the bridges' coherent writes; every line a peer read was the image
+    assert SHORT.peer_write_p > 0
+    assert c["peer_stores"] > 0 and c["peer_write_requests"] > 0 and c["peer_d2h_data"] > 0, c
+    assert c["peer_dirty_evicts"] + c["peer_fwd_dirty"] > 0, c
+    assert c["home_memory.writes"] > c.get("coh_wr", 0), c
+    assert c["peer_loads_checked"] > 0
     lj = latency_json(s, "test")
     p = tmp_path / "latency.json"
     p.write_text(json.dumps(lj))
@@ -120,7 +128,8 @@ def test_cosim_paths_and_json(tmp_path: Path) -> None:
 
 @pytest.mark.rtl
 def test_cosim_knobs_move_latency() -> None:
-    """A second switch hop and XLink back-pressure both raise latency; far time does not leak."""
+    """A second switch hop and XLink back-pressure both raise latency; far time does not leak; peers
+    without a write share leave no dirty data."""
     base = _run(replace(SHORT, n_per_bridge=40))
     casc = _run(replace(SHORT, n_per_bridge=40, mode="cascade"))
     assert _p50(casc, "switch/m2s_req") > _p50(base, "switch/m2s_req")
@@ -128,6 +137,11 @@ def test_cosim_knobs_move_latency() -> None:
     bp = _run(replace(SHORT, n_per_bridge=40, ready_p=0.3, idle_p=0.0))
     nobp = _run(replace(SHORT, n_per_bridge=40, ready_p=1.0, idle_p=0.0))
     assert _mean(bp, "read/bridge_hit") > _mean(nobp, "read/bridge_hit")
-    slow = _run(replace(SHORT, n_per_bridge=40, t2_lat=150))
+    slow = _run(replace(SHORT, n_per_bridge=40, t2_lat=150, peer_write_p=0.0))
     assert min(slow["samples"]["far/tier2_read"]) == 150
+    # read-only peers: nothing dirty, no peer data on D2H, the home memory writes only for the bridges
+    c = slow["counts"]
+    assert c["peer_requests"] > 0
+    assert c["peer_stores"] == c["peer_write_requests"] == c["peer_dirty_evicts"] == c["peer_fwd_dirty"] == 0, c
+    assert c["peer_d2h_data"] == 0 and c["home_memory.writes"] == c.get("coh_wr", 0), c
     assert _p50(slow, "read/miss_total_incl_far") > _p50(base, "read/miss_total_incl_far")

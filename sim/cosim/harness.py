@@ -9,7 +9,7 @@ differences of first-valid cycles ("from the valid at one boundary to the valid 
 
 Knobs (`CosimCfg`): requests per bridge, request sources, switch mode (one switch hop "direct" /
 two hops "cascade"), far-memory latencies, idle cycles before each request, back-pressure on the
-XLink response side and on the peers, peer request rate and snoop-answer delay.
+XLink response side and on the peers, peer request rate, peer write share and snoop-answer delay.
 """
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from models.bridge.packets import NVLINK, UALINK, XlHeader, XlOp, len_field_for
 from models.coherence.device import DeviceCache
+from models.coherence.protocol import LineState as L
 from models.coherence.msgs import CD2HReq, CD2HRsp, CH2DReq, from_cxl, to_cxl
-from models.cxl.messages import D2HReqOp, H2DData, H2DReq, H2DRsp
+from models.cxl.messages import D2HReqOp, D2HRspOp, H2DData, H2DReq, H2DRsp
 from models.switch import SwitchConfig
 from sim.cosim.knobs import CosimCfg
 from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
@@ -37,7 +38,20 @@ KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr",
 # tap channel offsets (rtl/edge/sp_rack_edge.v header)
 B_REQ, B_RWD, B_NDR, B_DRS, B_D2H, B_H2D = range(6)
 N_REQ, N_RWD, N_NDR, N_DRS = range(4)
-PEER_OPS = (D2HReqOp.RDSHARED, D2HReqOp.RDOWN, D2HReqOp.RDANY, D2HReqOp.CLEANEVICT, D2HReqOp.CLEANEVICTNODATA)
+# A peer's read/evict requests (DirtyEvict: legal only from M, i.e. after one of its stores) ...
+PEER_OPS = (D2HReqOp.RDSHARED, D2HReqOp.RDOWN, D2HReqOp.RDANY, D2HReqOp.CLEANEVICT, D2HReqOp.CLEANEVICTNODATA,
+            D2HReqOp.DIRTYEVICT)
+# ... and the requests of its write share (`peer_write_p`) on a line it does not hold (I): the writes
+# the home agent and the model serve in the coherent range (ItoMWr, WrCur: GO_WritePull; WrInv:
+# WritePull then GO-I; WOWrInv/F: Fast_GO_WritePull then ExtCmp; each pushes the line on D2H Data),
+# RdOwnNoData (ownership without data, then a full-line store) and CLFlush (no data from the peer;
+# a dirty holder's forwarded line is written to memory). From S the write share upgrades with RdOwn /
+# RdOwnNoData; a line held in E or M is stored to locally (E -> M).
+PEER_WRITE_OPS = (D2HReqOp.ITOMWR, D2HReqOp.WRCUR, D2HReqOp.WRINV, D2HReqOp.WOWRINV, D2HReqOp.WOWRINVF,
+                  D2HReqOp.RDOWNNODATA, D2HReqOp.CLFLUSH)
+PEER_UPGRADE_OPS = (D2HReqOp.RDOWN, D2HReqOp.RDOWNNODATA)
+D2H_WRITES = frozenset((D2HReqOp.ITOMWR, D2HReqOp.WRCUR, D2HReqOp.WRINV, D2HReqOp.WOWRINV, D2HReqOp.WOWRINVF))
+FWD_DIRTY = frozenset((D2HRspOp.RSPIFWDM, D2HRspOp.RSPSFWDM, D2HRspOp.RSPVFWDV))
 
 
 def line_word(line: int) -> int:
@@ -70,7 +84,20 @@ class Tap:
 
 
 class Peer:
-    """A caching device on a home-agent port, decisions from models.coherence.DeviceCache."""
+    """A caching device on a home-agent port, decisions from models.coherence.DeviceCache.
+
+    Each cycle, with probability `peer_p`, the peer acts on a random line of the coherent range: a
+    read or eviction (PEER_OPS that the model allows from the line's state), or with probability
+    `peer_write_p` a write: a store to a line it holds in E or M (the line becomes M), else a write
+    request from I or an ownership upgrade from S (PEER_WRITE_OPS / PEER_UPGRADE_OPS). Half of the
+    writes go to a line the peer already holds in E or M when it has one, so lines reach M; a write
+    that picks a line already in M writes it back instead (DirtyEvict) half of the time. Dirty lines
+    also leave through snoop answers that forward them (RspIFwdM / RspSFwdM / RspVFwdV).
+
+    Every value a peer writes is the line's memory image (`line_data`): memory stays equal to the
+    image whatever order the writes take, so the bridges' reads and the peers' own reads are
+    checked exactly against it (`load_errors`) while the write paths carry real traffic.
+    """
 
     def __init__(self, port: int, lines: list[int], rng: random.Random, cfg: CosimCfg) -> None:
         self.dev = DeviceCache(port, n_cqid=4)
@@ -82,6 +109,12 @@ class Peer:
         self.answer_times: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # line -> (t_snp, t_ans, uqid)
         self.pending_ans: dict[int, tuple[int, int]] = {}            # uqid -> (line, t_snoop_valid)
         self.requests = 0
+        self.ops: dict[str, int] = defaultdict(int)   # requests issued, by opcode name
+        self.stores = 0                               # local stores (line left in M)
+        self.fwd_dirty = 0                            # snoop answers that forwarded a dirty line
+        self.data_sent = 0                            # D2H Data messages (write pushes, evictions, forwards)
+        self.loads = 0                                # completed reads, value checked against the image
+        self.load_errors: list[str] = []
 
     def step(self, cyc: int, new_requests: bool = True) -> None:
         # snoops in arrival order, each after its delay, held while the model says so
@@ -91,16 +124,56 @@ class Peer:
             self.pending_ans[m.uqid] = (m.addr, t0)
             self._drain()
         if new_requests and self.rng.random() < self.cfg.peer_p and not self.q["req"]:
+            if self.cfg.peer_write_p > 0 and self.rng.random() < self.cfg.peer_write_p:
+                self._write()
+                return
             addr = self.rng.choice(self.lines)
             ops = [op for op in self.dev.legal_requests(addr, True) if op in PEER_OPS]
             if ops:
-                self.dev.issue(self.rng.choice(ops), addr)
-                self.requests += 1
-                self._drain()
+                self._issue(self.rng.choice(ops), addr)
+
+    def _write(self) -> None:
+        owned = [a for a, (st, _) in sorted(self.dev.lines.items()) if st in (L.E, L.M) and self.dev.can_issue(a)]
+        addr = self.rng.choice(owned) if owned and self.rng.random() < 0.5 else self.rng.choice(self.lines)
+        st = self.dev.state(addr)
+        if st == L.M and self.dev.can_issue(addr) and self.rng.random() < 0.5:
+            self._issue(D2HReqOp.DIRTYEVICT, addr)      # write the dirty line back
+            return
+        if st in (L.E, L.M) and self.dev.txn_for(addr) is None:
+            self.dev.store(addr, line_data(addr))
+            self.stores += 1
+            return
+        legal = self.dev.legal_requests(addr, True)
+        ops = [op for op in (PEER_WRITE_OPS if st == L.I else PEER_UPGRADE_OPS) if op in legal]
+        if ops:
+            op = self.rng.choice(ops)
+            self._issue(op, addr, line_data(addr) if op in D2H_WRITES else None)
+
+    def _issue(self, op: int, addr: int, wvalue: int | None = None) -> None:
+        self.dev.issue(op, addr, wvalue=wvalue)
+        self.requests += 1
+        self.ops[D2HReqOp(op).name] += 1
+        self._drain()
 
     def _drain(self) -> None:
+        evs = list(self.dev.events)
+        self.dev.events.clear()
+        for ev in evs:
+            if ev[0] == "full_write":      # RdOwnNoData got ownership: the full-line store happens now
+                self.dev.store(ev[1], line_data(ev[1]))
+                self.stores += 1
+            elif ev[0] == "load":
+                self.loads += 1
+                if ev[2] != line_data(ev[1]):
+                    self.load_errors.append(f"peer on home-agent port {self.dev.port}: read of line {ev[1]:#x} "
+                                            "differs from the memory image")
+        self.dev.events.clear()        # the stores' own state events
         for m in self.dev.out:
             ch = "req" if isinstance(m, CD2HReq) else "rsp" if isinstance(m, CD2HRsp) else "data"
+            if ch == "rsp" and m.opcode in FWD_DIRTY:
+                self.fwd_dirty += 1
+            elif ch == "data":
+                self.data_sent += 1
             self.q[ch].append(m)
         self.dev.out.clear()
 
@@ -396,6 +469,22 @@ class EdgeHarness:
                 self.errors.append(f"bridge {b} request {x.seq}: read data differs from the memory image")
         x.t_rsp = t_first
 
+    def peer_counts(self) -> dict[str, int]:
+        """What the peers did, summed over peers (the JSON's counts): requests (and per opcode), writes
+        (stores, write requests that push a line), dirty evictions, snoop answers forwarding a dirty
+        line, D2H Data messages, reads checked against the memory image."""
+        ps = self.peers
+        ops: dict[str, int] = defaultdict(int)
+        for p in ps:
+            for k, v in p.ops.items():
+                ops[k] += v
+        c = {"peer_requests": sum(p.requests for p in ps), "peer_stores": sum(p.stores for p in ps),
+             "peer_write_requests": sum(ops[D2HReqOp(op).name] for op in D2H_WRITES),
+             "peer_dirty_evicts": ops["DIRTYEVICT"], "peer_fwd_dirty": sum(p.fwd_dirty for p in ps),
+             "peer_d2h_data": sum(p.data_sent for p in ps), "peer_loads_checked": sum(p.loads for p in ps)}
+        c.update({f"peer_op.{k}": v for k, v in sorted(ops.items())})
+        return c
+
     # ------------------------------------------------------------------ analysis
     def _take(self, evs: list[tuple[int, int, int]], used: set[int], ident: int, after: int) -> tuple[int, int, int] | None:
         """Earliest unused event with id `ident` whose first-valid is >= `after`."""
@@ -520,6 +609,8 @@ class EdgeHarness:
             for rq, rs, what in ((N_REQ, N_DRS, "reads"), (N_RWD, N_NDR, "writes")):
                 a, z = len(self.taps[base + rq].events), len(self.taps[base + rs].events)
                 cnt[f"node{n}.{what}"] = a
+                if base == ha_ch:
+                    cnt[f"home_memory.{what}"] = a      # the home agent's MemRd / MemWr
                 if a != z:
                     err.append(f"memory node {n}: {a} {what} accepted, {z} answered")
         for b in range(self.nbr):
