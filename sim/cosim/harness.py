@@ -23,7 +23,7 @@ from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from models.bridge.packets import NVLINK, UALINK, XlHeader, XlOp, len_field_for
 from models.coherence.device import DeviceCache
-from models.coherence.protocol import LineState as L
+from models.coherence.protocol import READ_OPS, LineState as L
 from models.coherence.msgs import CD2HReq, CD2HRsp, CH2DReq, from_cxl, to_cxl
 from models.cxl.messages import D2HReqOp, D2HRspOp, H2DData, H2DReq, H2DRsp
 from models.switch import SwitchConfig
@@ -63,6 +63,61 @@ def line_data(line: int) -> int:
     return sum(w << (64 * i) for i in range(8))
 
 
+class LineHistory:
+    """Every write and read of a line with its time interval, and the values a read may return.
+
+    A write is (start, end, value): it takes effect somewhere in [start, end] (a peer's store:
+    start = end = its cycle; a peer's write request: issue to the cycle its transaction completed;
+    a bridge write: request valid to acknowledgement). A read over [a, b] (request valid to answer)
+    may return the value of any write that started by b, unless a later write (started after it
+    ended) had ended before a; or the line's memory image, unless some write had ended before a.
+    Intervals are taken wide (issue and completion as the harness sees them), so the check never
+    refuses a legal order; it does refuse a stale value: one overwritten by a write that completed
+    before the read began (a lost or out-of-order write-back, a missed snoop).
+    """
+
+    def __init__(self) -> None:
+        self.writes: dict[int, list[list[int]]] = defaultdict(list)    # line -> [start, end, value]
+        self.reads: list[tuple[str, int, int | None, int, int]] = []     # (who, line, value, a, b)
+
+    def write(self, line: int, value: int, start: int, end: int = -1) -> list[int]:
+        rec = [start, end, value]
+        self.writes[line].append(rec)
+        return rec
+
+    def read(self, who: str, line: int, value: int | None, a: int, b: int) -> None:
+        self.reads.append((who, line, value, a, b))
+
+    def legal(self, line: int, a: int, b: int) -> set[int]:
+        ws = [w for w in self.writes.get(line, []) if w[1] >= 0]
+        ok = set() if any(w[1] < a for w in ws) else {line_data(line)}
+        for w in ws:
+            if w[0] <= b and not any(v[0] > w[1] and v[1] < a for v in ws):
+                ok.add(w[2])
+        return ok
+
+    def check(self) -> tuple[list[str], int, int]:
+        """(errors, reads checked, reads that returned a value some peer wrote)."""
+        err: list[str] = []
+        peer_vals = 0
+        for who, line, value, a, b in self.reads:
+            if value is None or value not in self.legal(line, a, b):
+                err.append(f"{who}: read of line {line:#x} over cycles {a}..{b} returned "
+                           f"{'no data' if value is None else 'a stale or unknown value'}")
+            elif value != line_data(line):
+                peer_vals += 1
+        open_w = sum(1 for ws in self.writes.values() for w in ws if w[1] < 0)
+        if open_w:
+            err.append(f"{open_w} writes never completed")
+        return err, len(self.reads), peer_vals
+
+
+def peer_value(line: int, port: int, n: int) -> int:
+    """The n-th value peer `port` writes to `line`: the image with its top word's upper bits marked
+    (never the image, unique per port and write)."""
+    return line_data(line) ^ ((((port & 0xFF) << 24) | (n & 0xFFFFFF)) + 1) << (448 + 24)
+
+
 @dataclass
 class XReq:
     bridge: int
@@ -94,13 +149,19 @@ class Peer:
     that picks a line already in M writes it back instead (DirtyEvict) half of the time. Dirty lines
     also leave through snoop answers that forward them (RspIFwdM / RspSFwdM / RspVFwdV).
 
-    Every value a peer writes is the line's memory image (`line_data`): memory stays equal to the
-    image whatever order the writes take, so the bridges' reads and the peers' own reads are
-    checked exactly against it (`load_errors`) while the write paths carry real traffic.
+    Every value a peer writes is new (`peer_value`: the image with a mark unique to the peer and
+    the write); writes and reads are entered in `hist` with their cycles, so every read, a peer's
+    or a bridge's, is checked against the values it may legally return (`LineHistory`).
     """
 
-    def __init__(self, port: int, lines: list[int], rng: random.Random, cfg: CosimCfg) -> None:
+    def __init__(self, port: int, lines: list[int], rng: random.Random, cfg: CosimCfg,
+                 hist: LineHistory | None = None) -> None:
         self.dev = DeviceCache(port, n_cqid=4)
+        self.hist = hist if hist is not None else LineHistory()
+        self.now = 0                                  # the harness cycle of the current action
+        self.wseq = 0                                 # values written so far (peer_value's n)
+        self.wrec: dict[int, list[int]] = {}          # cqid -> history record of an open write request
+        self.rissue: dict[int, int] = {}              # cqid -> issue cycle of an open read
         self.lines = lines
         self.rng = rng
         self.cfg = cfg
@@ -113,10 +174,10 @@ class Peer:
         self.stores = 0                               # local stores (line left in M)
         self.fwd_dirty = 0                            # snoop answers that forwarded a dirty line
         self.data_sent = 0                            # D2H Data messages (write pushes, evictions, forwards)
-        self.loads = 0                                # completed reads, value checked against the image
-        self.load_errors: list[str] = []
+        self.loads = 0                                # completed reads (entered in hist)
 
     def step(self, cyc: int, new_requests: bool = True) -> None:
+        self.now = cyc
         # snoops in arrival order, each after its delay, held while the model says so
         while self.snoops and self.snoops[0][1] <= cyc and not self.dev.snoop_blocked(self.snoops[0][0]):
             m, _, t0 = self.snoops.popleft()
@@ -140,17 +201,30 @@ class Peer:
             self._issue(D2HReqOp.DIRTYEVICT, addr)      # write the dirty line back
             return
         if st in (L.E, L.M) and self.dev.txn_for(addr) is None:
-            self.dev.store(addr, line_data(addr))
-            self.stores += 1
+            self._store(addr)
             return
         legal = self.dev.legal_requests(addr, True)
         ops = [op for op in (PEER_WRITE_OPS if st == L.I else PEER_UPGRADE_OPS) if op in legal]
         if ops:
-            op = self.rng.choice(ops)
-            self._issue(op, addr, line_data(addr) if op in D2H_WRITES else None)
+            self._issue(self.rng.choice(ops), addr)
 
-    def _issue(self, op: int, addr: int, wvalue: int | None = None) -> None:
-        self.dev.issue(op, addr, wvalue=wvalue)
+    def _new_value(self, addr: int) -> int:
+        self.wseq += 1
+        return peer_value(addr, self.dev.port, self.wseq)
+
+    def _store(self, addr: int) -> None:
+        v = self._new_value(addr)
+        self.dev.store(addr, v)
+        self.hist.write(addr, v, self.now, self.now)
+        self.stores += 1
+
+    def _issue(self, op: int, addr: int) -> None:
+        wvalue = self._new_value(addr) if op in D2H_WRITES else None
+        cqid = self.dev.issue(op, addr, wvalue=wvalue)
+        if wvalue is not None:
+            self.wrec[cqid] = self.hist.write(addr, wvalue, self.now)
+        elif op in READ_OPS:
+            self.rissue[cqid] = self.now
         self.requests += 1
         self.ops[D2HReqOp(op).name] += 1
         self._drain()
@@ -160,14 +234,14 @@ class Peer:
         self.dev.events.clear()
         for ev in evs:
             if ev[0] == "full_write":      # RdOwnNoData got ownership: the full-line store happens now
-                self.dev.store(ev[1], line_data(ev[1]))
-                self.stores += 1
+                self._store(ev[1])
             elif ev[0] == "load":
                 self.loads += 1
-                if ev[2] != line_data(ev[1]):
-                    self.load_errors.append(f"peer on home-agent port {self.dev.port}: read of line {ev[1]:#x} "
-                                            "differs from the memory image")
+                self.hist.read(f"peer on home-agent port {self.dev.port}", ev[1], ev[2], self.rissue.pop(ev[4]),
+                               self.now)
         self.dev.events.clear()        # the stores' own state events
+        for cqid in [c for c in self.wrec if c not in self.dev.txns]:
+            self.wrec.pop(cqid)[1] = self.now          # the write request completed
         for m in self.dev.out:
             ch = "req" if isinstance(m, CD2HReq) else "rsp" if isinstance(m, CD2HRsp) else "data"
             if ch == "rsp" and m.opcode in FWD_DIRTY:
@@ -178,6 +252,7 @@ class Peer:
         self.dev.out.clear()
 
     def receive(self, m: Any, cyc: int, t_first: int) -> None:
+        self.now = cyc
         if isinstance(m, CH2DReq):
             self.snoops.append((m, cyc + self.rng.randint(0, self.cfg.peer_delay), t_first))
         else:
@@ -215,7 +290,9 @@ class EdgeHarness:
         self.cyc = 0
         clo, chi = win.coh_hpa_range()
         peer_lines = list(range(clo, clo + min(cfg.coh_lines, chi - clo)))
-        self.peers = [Peer(self.nbr + i, peer_lines, random.Random(seed * 31 + i), cfg) for i in range(self.npeer)]
+        self.hist = LineHistory()
+        self.peers = [Peer(self.nbr + i, peer_lines, random.Random(seed * 31 + i), cfg, self.hist)
+                      for i in range(self.npeer)]
         self.cur_tx = [None] * self.nbr             # beats being sent per bridge
         self.tx_idx = [0] * self.nbr
         self.rsp_beats: list[list[int]] = [[] for _ in range(self.nbr)]
@@ -463,16 +540,18 @@ class EdgeHarness:
         if h.opcode != want_op or h.status != 0 or h.tag != x.tag or h.addr != x.req.addr:
             self.errors.append(f"bridge {b} request {x.seq} ({x.req}): response op {h.opcode:#x} status "
                                f"{h.status} tag {h.tag} addr {h.addr:#x}")
-        if not x.req.write:
-            want = line_data(self.win.hpa_line(x.req.addr))
-            if len(beats) != 2 or beats[1] != want:
-                self.errors.append(f"bridge {b} request {x.seq}: read data differs from the memory image")
+        line = self.win.hpa_line(x.req.addr)
+        if x.req.write:
+            self.hist.write(line, line_data(line), x.t_valid, t_first)
+        else:
+            self.hist.read(f"bridge {b} request {x.seq}", line, beats[1] if len(beats) == 2 else None,
+                           x.t_valid, t_first)
         x.t_rsp = t_first
 
     def peer_counts(self) -> dict[str, int]:
         """What the peers did, summed over peers (the JSON's counts): requests (and per opcode), writes
         (stores, write requests that push a line), dirty evictions, snoop answers forwarding a dirty
-        line, D2H Data messages, reads checked against the memory image."""
+        line, D2H Data messages, completed peer reads."""
         ps = self.peers
         ops: dict[str, int] = defaultdict(int)
         for p in ps:
@@ -481,7 +560,7 @@ class EdgeHarness:
         c = {"peer_requests": sum(p.requests for p in ps), "peer_stores": sum(p.stores for p in ps),
              "peer_write_requests": sum(ops[D2HReqOp(op).name] for op in D2H_WRITES),
              "peer_dirty_evicts": ops["DIRTYEVICT"], "peer_fwd_dirty": sum(p.fwd_dirty for p in ps),
-             "peer_d2h_data": sum(p.data_sent for p in ps), "peer_loads_checked": sum(p.loads for p in ps)}
+             "peer_d2h_data": sum(p.data_sent for p in ps), "peer_reads": sum(p.loads for p in ps)}
         c.update({f"peer_op.{k}": v for k, v in sorted(ops.items())})
         return c
 
