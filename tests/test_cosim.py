@@ -23,6 +23,8 @@ from sim.system.measured import load_measured
 from sim.system.model import build_config
 
 SHORT = CosimCfg(n_per_bridge=60, idle_p=0.9, peer_p=0.03)
+# peers and bridges on 16 shared coherent lines: peers' dirty lines meet the bridges' and each other's reads
+SHARED = replace(SHORT, coh_lines=16)
 
 
 # ------------------------------------------------------------------ pure Python
@@ -94,10 +96,10 @@ def _mean(res: dict, path: str) -> float:
 
 @pytest.mark.rtl
 def test_cosim_paths_and_json(tmp_path: Path) -> None:
-    res = _run(SHORT)
+    res = _run(SHARED)
     s = res["samples"]
     c = res["counts"]
-    assert c["requests"] == c["responses"] == 2 * SHORT.n_per_bridge
+    assert c["requests"] == c["responses"] == 2 * SHARED.n_per_bridge
     for path in ("read/bridge_hit", "read/miss_tier2_fabric", "coh_read/fabric", "switch/m2s_req",
                  "switch/s2m_drs", "bridge/req_conv", "far/tier2_read"):
         assert s.get(path), f"no samples on {path}"
@@ -105,11 +107,22 @@ def test_cosim_paths_and_json(tmp_path: Path) -> None:
         sm = summary(v)
         assert sm["p99_cycles"] >= sm["p50_cycles"] >= sm["min_cycles"] >= 0, path
     # the far memory is excluded from the fabric path and is the node latency when unloaded
-    assert min(s["far/tier2_read"]) == SHORT.t2_lat
+    assert min(s["far/tier2_read"]) == SHARED.t2_lat
     # a hit is answered on the bridge; a miss also crosses the switch both ways (fabric part alone)
-    assert _p50(res, "read/bridge_hit") < _p50(res, "read/miss_tier2_fabric") + SHORT.t2_lat
+    assert _p50(res, "read/bridge_hit") < _p50(res, "read/miss_tier2_fabric") + SHARED.t2_lat
     assert _p50(res, "read/miss_tier2_fabric") > _p50(res, "switch/m2s_req") + _p50(res, "switch/s2m_drs")
     assert min(s["switch/m2s_req"]) >= 1
+    # peers write (default peer_write_p): local stores, write requests pushing a line on D2H Data,
+    # dirty lines leaving by DirtyEvict or a forwarding snoop answer, and the home agent writing to
+    # its memory node beyond the bridges' coherent writes; reads returned peers' values (every read's
+    # value is checked in the run, harness.LineHistory)
+    assert SHARED.peer_write_p > 0
+    assert c["peer_stores"] > 0 and c["peer_write_requests"] > 0 and c["peer_d2h_data"] > 0, c
+    assert c["peer_dirty_evicts"] + c["peer_fwd_dirty"] > 0, c
+    assert c["home_memory.writes"] > c.get("coh_wr", 0), c
+    bridge_reads = c["responses"] - c.get("wr", 0) - c.get("coh_wr", 0)
+    assert c["peer_reads"] > 0 and c["reads_value_checked"] == c["peer_reads"] + bridge_reads, c
+    assert c["reads_saw_peer_write"] > 0, c
     lj = latency_json(s, "test")
     p = tmp_path / "latency.json"
     p.write_text(json.dumps(lj))
@@ -120,7 +133,8 @@ def test_cosim_paths_and_json(tmp_path: Path) -> None:
 
 @pytest.mark.rtl
 def test_cosim_knobs_move_latency() -> None:
-    """A second switch hop and XLink back-pressure both raise latency; far time does not leak."""
+    """A second switch hop and XLink back-pressure both raise latency; far time does not leak; peers
+    without a write share leave no dirty data."""
     base = _run(replace(SHORT, n_per_bridge=40))
     casc = _run(replace(SHORT, n_per_bridge=40, mode="cascade"))
     assert _p50(casc, "switch/m2s_req") > _p50(base, "switch/m2s_req")
@@ -128,6 +142,12 @@ def test_cosim_knobs_move_latency() -> None:
     bp = _run(replace(SHORT, n_per_bridge=40, ready_p=0.3, idle_p=0.0))
     nobp = _run(replace(SHORT, n_per_bridge=40, ready_p=1.0, idle_p=0.0))
     assert _mean(bp, "read/bridge_hit") > _mean(nobp, "read/bridge_hit")
-    slow = _run(replace(SHORT, n_per_bridge=40, t2_lat=150))
+    slow = _run(replace(SHORT, n_per_bridge=40, t2_lat=150, peer_write_p=0.0))
     assert min(slow["samples"]["far/tier2_read"]) == 150
+    # read-only peers: nothing dirty, no peer data on D2H, the home memory writes only for the bridges
+    c = slow["counts"]
+    assert c["peer_requests"] > 0
+    assert c["peer_stores"] == c["peer_write_requests"] == c["peer_dirty_evicts"] == c["peer_fwd_dirty"] == 0, c
+    assert c["peer_d2h_data"] == 0 and c["home_memory.writes"] == c.get("coh_wr", 0), c
+    assert c["reads_saw_peer_write"] == 0, c
     assert _p50(slow, "read/miss_total_incl_far") > _p50(base, "read/miss_total_incl_far")

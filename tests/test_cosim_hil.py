@@ -33,6 +33,7 @@ BAD = [
     ["--set", "ready_p=0"], ["--set", "t2_lat=70000"], ["--set", "ber=-1"], ["--sweep", "--points", "0.5,7"],
     ["--sweep", "--paths", "bridge_hit,nowhere"], ["--replay", "/no/such/file.npz"], ["--set", "idle_p"],
     ["--requests", "5", "--sweep"], ["--set", "ber_links=cascade+nowhere"], ["--casc-flit", "128", "--requests", "9"],
+    ["--set", "peer_write_p=1.5"], ["--set", "peer_write_p=-0.1"],
 ]
 
 

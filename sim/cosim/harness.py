@@ -9,7 +9,7 @@ differences of first-valid cycles ("from the valid at one boundary to the valid 
 
 Knobs (`CosimCfg`): requests per bridge, request sources, switch mode (one switch hop "direct" /
 two hops "cascade"), far-memory latencies, idle cycles before each request, back-pressure on the
-XLink response side and on the peers, peer request rate and snoop-answer delay.
+XLink response side and on the peers, peer request rate, peer write share and snoop-answer delay.
 """
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from models.bridge.packets import NVLINK, UALINK, XlHeader, XlOp, len_field_for
 from models.coherence.device import DeviceCache
+from models.coherence.protocol import READ_OPS, LineState as L
 from models.coherence.msgs import CD2HReq, CD2HRsp, CH2DReq, from_cxl, to_cxl
-from models.cxl.messages import D2HReqOp, H2DData, H2DReq, H2DRsp
+from models.cxl.messages import D2HReqOp, D2HRspOp, H2DData, H2DReq, H2DRsp
 from models.switch import SwitchConfig
 from sim.cosim.knobs import CosimCfg
 from sim.cosim.stream import LINE, Request, Window, llm_requests, tiering_requests
@@ -37,7 +38,20 @@ KIND = {0: "miss", 1: "hit", 2: "wbfwd", 3: "coh_rd", 4: "wr", 5: "wr", 6: "wr",
 # tap channel offsets (rtl/edge/sp_rack_edge.v header)
 B_REQ, B_RWD, B_NDR, B_DRS, B_D2H, B_H2D = range(6)
 N_REQ, N_RWD, N_NDR, N_DRS = range(4)
-PEER_OPS = (D2HReqOp.RDSHARED, D2HReqOp.RDOWN, D2HReqOp.RDANY, D2HReqOp.CLEANEVICT, D2HReqOp.CLEANEVICTNODATA)
+# A peer's read/evict requests (DirtyEvict: legal only from M, i.e. after one of its stores) ...
+PEER_OPS = (D2HReqOp.RDSHARED, D2HReqOp.RDOWN, D2HReqOp.RDANY, D2HReqOp.CLEANEVICT, D2HReqOp.CLEANEVICTNODATA,
+            D2HReqOp.DIRTYEVICT)
+# ... and the requests of its write share (`peer_write_p`) on a line it does not hold (I): the writes
+# the home agent and the model serve in the coherent range (ItoMWr, WrCur: GO_WritePull; WrInv:
+# WritePull then GO-I; WOWrInv/F: Fast_GO_WritePull then ExtCmp; each pushes the line on D2H Data),
+# RdOwnNoData (ownership without data, then a full-line store) and CLFlush (no data from the peer;
+# a dirty holder's forwarded line is written to memory). From S the write share upgrades with RdOwn /
+# RdOwnNoData; a line held in E or M is stored to locally (E -> M).
+PEER_WRITE_OPS = (D2HReqOp.ITOMWR, D2HReqOp.WRCUR, D2HReqOp.WRINV, D2HReqOp.WOWRINV, D2HReqOp.WOWRINVF,
+                  D2HReqOp.RDOWNNODATA, D2HReqOp.CLFLUSH)
+PEER_UPGRADE_OPS = (D2HReqOp.RDOWN, D2HReqOp.RDOWNNODATA)
+D2H_WRITES = frozenset((D2HReqOp.ITOMWR, D2HReqOp.WRCUR, D2HReqOp.WRINV, D2HReqOp.WOWRINV, D2HReqOp.WOWRINVF))
+FWD_DIRTY = frozenset((D2HRspOp.RSPIFWDM, D2HRspOp.RSPSFWDM, D2HRspOp.RSPVFWDV))
 
 
 def line_word(line: int) -> int:
@@ -47,6 +61,61 @@ def line_word(line: int) -> int:
 def line_data(line: int) -> int:
     w = line_word(line)
     return sum(w << (64 * i) for i in range(8))
+
+
+class LineHistory:
+    """Every write and read of a line with its time interval, and the values a read may return.
+
+    A write is (start, end, value): it takes effect somewhere in [start, end] (a peer's store:
+    start = end = its cycle; a peer's write request: issue to the cycle its transaction completed;
+    a bridge write: request valid to acknowledgement). A read over [a, b] (request valid to answer)
+    may return the value of any write that started by b, unless a later write (started after it
+    ended) had ended before a; or the line's memory image, unless some write had ended before a.
+    Intervals are taken wide (issue and completion as the harness sees them), so the check never
+    refuses a legal order; it does refuse a stale value: one overwritten by a write that completed
+    before the read began (a lost or out-of-order write-back, a missed snoop).
+    """
+
+    def __init__(self) -> None:
+        self.writes: dict[int, list[list[int]]] = defaultdict(list)    # line -> [start, end, value]
+        self.reads: list[tuple[str, int, int | None, int, int]] = []     # (who, line, value, a, b)
+
+    def write(self, line: int, value: int, start: int, end: int = -1) -> list[int]:
+        rec = [start, end, value]
+        self.writes[line].append(rec)
+        return rec
+
+    def read(self, who: str, line: int, value: int | None, a: int, b: int) -> None:
+        self.reads.append((who, line, value, a, b))
+
+    def legal(self, line: int, a: int, b: int) -> set[int]:
+        ws = [w for w in self.writes.get(line, []) if w[1] >= 0]
+        ok = set() if any(w[1] < a for w in ws) else {line_data(line)}
+        for w in ws:
+            if w[0] <= b and not any(v[0] > w[1] and v[1] < a for v in ws):
+                ok.add(w[2])
+        return ok
+
+    def check(self) -> tuple[list[str], int, int]:
+        """(errors, reads checked, reads that returned a value some peer wrote)."""
+        err: list[str] = []
+        peer_vals = 0
+        for who, line, value, a, b in self.reads:
+            if value is None or value not in self.legal(line, a, b):
+                err.append(f"{who}: read of line {line:#x} over cycles {a}..{b} returned "
+                           f"{'no data' if value is None else 'a stale or unknown value'}")
+            elif value != line_data(line):
+                peer_vals += 1
+        open_w = sum(1 for ws in self.writes.values() for w in ws if w[1] < 0)
+        if open_w:
+            err.append(f"{open_w} writes never completed")
+        return err, len(self.reads), peer_vals
+
+
+def peer_value(line: int, port: int, n: int) -> int:
+    """The n-th value peer `port` writes to `line`: the image with its top word's upper bits marked
+    (never the image, unique per port and write)."""
+    return line_data(line) ^ ((((port & 0xFF) << 24) | (n & 0xFFFFFF)) + 1) << (448 + 24)
 
 
 @dataclass
@@ -70,10 +139,29 @@ class Tap:
 
 
 class Peer:
-    """A caching device on a home-agent port, decisions from models.coherence.DeviceCache."""
+    """A caching device on a home-agent port, decisions from models.coherence.DeviceCache.
 
-    def __init__(self, port: int, lines: list[int], rng: random.Random, cfg: CosimCfg) -> None:
+    Each cycle, with probability `peer_p`, the peer acts on a random line of the coherent range: a
+    read or eviction (PEER_OPS that the model allows from the line's state), or with probability
+    `peer_write_p` a write: a store to a line it holds in E or M (the line becomes M), else a write
+    request from I or an ownership upgrade from S (PEER_WRITE_OPS / PEER_UPGRADE_OPS). Half of the
+    writes go to a line the peer already holds in E or M when it has one, so lines reach M; a write
+    that picks a line already in M writes it back instead (DirtyEvict) half of the time. Dirty lines
+    also leave through snoop answers that forward them (RspIFwdM / RspSFwdM / RspVFwdV).
+
+    Every value a peer writes is new (`peer_value`: the image with a mark unique to the peer and
+    the write); writes and reads are entered in `hist` with their cycles, so every read, a peer's
+    or a bridge's, is checked against the values it may legally return (`LineHistory`).
+    """
+
+    def __init__(self, port: int, lines: list[int], rng: random.Random, cfg: CosimCfg,
+                 hist: LineHistory | None = None) -> None:
         self.dev = DeviceCache(port, n_cqid=4)
+        self.hist = hist if hist is not None else LineHistory()
+        self.now = 0                                  # the harness cycle of the current action
+        self.wseq = 0                                 # values written so far (peer_value's n)
+        self.wrec: dict[int, list[int]] = {}          # cqid -> history record of an open write request
+        self.rissue: dict[int, int] = {}              # cqid -> issue cycle of an open read
         self.lines = lines
         self.rng = rng
         self.cfg = cfg
@@ -82,8 +170,14 @@ class Peer:
         self.answer_times: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # line -> (t_snp, t_ans, uqid)
         self.pending_ans: dict[int, tuple[int, int]] = {}            # uqid -> (line, t_snoop_valid)
         self.requests = 0
+        self.ops: dict[str, int] = defaultdict(int)   # requests issued, by opcode name
+        self.stores = 0                               # local stores (line left in M)
+        self.fwd_dirty = 0                            # snoop answers that forwarded a dirty line
+        self.data_sent = 0                            # D2H Data messages (write pushes, evictions, forwards)
+        self.loads = 0                                # completed reads (entered in hist)
 
     def step(self, cyc: int, new_requests: bool = True) -> None:
+        self.now = cyc
         # snoops in arrival order, each after its delay, held while the model says so
         while self.snoops and self.snoops[0][1] <= cyc and not self.dev.snoop_blocked(self.snoops[0][0]):
             m, _, t0 = self.snoops.popleft()
@@ -91,20 +185,74 @@ class Peer:
             self.pending_ans[m.uqid] = (m.addr, t0)
             self._drain()
         if new_requests and self.rng.random() < self.cfg.peer_p and not self.q["req"]:
+            if self.cfg.peer_write_p > 0 and self.rng.random() < self.cfg.peer_write_p:
+                self._write()
+                return
             addr = self.rng.choice(self.lines)
             ops = [op for op in self.dev.legal_requests(addr, True) if op in PEER_OPS]
             if ops:
-                self.dev.issue(self.rng.choice(ops), addr)
-                self.requests += 1
-                self._drain()
+                self._issue(self.rng.choice(ops), addr)
+
+    def _write(self) -> None:
+        owned = [a for a, (st, _) in sorted(self.dev.lines.items()) if st in (L.E, L.M) and self.dev.can_issue(a)]
+        addr = self.rng.choice(owned) if owned and self.rng.random() < 0.5 else self.rng.choice(self.lines)
+        st = self.dev.state(addr)
+        if st == L.M and self.dev.can_issue(addr) and self.rng.random() < 0.5:
+            self._issue(D2HReqOp.DIRTYEVICT, addr)      # write the dirty line back
+            return
+        if st in (L.E, L.M) and self.dev.txn_for(addr) is None:
+            self._store(addr)
+            return
+        legal = self.dev.legal_requests(addr, True)
+        ops = [op for op in (PEER_WRITE_OPS if st == L.I else PEER_UPGRADE_OPS) if op in legal]
+        if ops:
+            self._issue(self.rng.choice(ops), addr)
+
+    def _new_value(self, addr: int) -> int:
+        self.wseq += 1
+        return peer_value(addr, self.dev.port, self.wseq)
+
+    def _store(self, addr: int) -> None:
+        v = self._new_value(addr)
+        self.dev.store(addr, v)
+        self.hist.write(addr, v, self.now, self.now)
+        self.stores += 1
+
+    def _issue(self, op: int, addr: int) -> None:
+        wvalue = self._new_value(addr) if op in D2H_WRITES else None
+        cqid = self.dev.issue(op, addr, wvalue=wvalue)
+        if wvalue is not None:
+            self.wrec[cqid] = self.hist.write(addr, wvalue, self.now)
+        elif op in READ_OPS:
+            self.rissue[cqid] = self.now
+        self.requests += 1
+        self.ops[D2HReqOp(op).name] += 1
+        self._drain()
 
     def _drain(self) -> None:
+        evs = list(self.dev.events)
+        self.dev.events.clear()
+        for ev in evs:
+            if ev[0] == "full_write":      # RdOwnNoData got ownership: the full-line store happens now
+                self._store(ev[1])
+            elif ev[0] == "load":
+                self.loads += 1
+                self.hist.read(f"peer on home-agent port {self.dev.port}", ev[1], ev[2], self.rissue.pop(ev[4]),
+                               self.now)
+        self.dev.events.clear()        # the stores' own state events
+        for cqid in [c for c in self.wrec if c not in self.dev.txns]:
+            self.wrec.pop(cqid)[1] = self.now          # the write request completed
         for m in self.dev.out:
             ch = "req" if isinstance(m, CD2HReq) else "rsp" if isinstance(m, CD2HRsp) else "data"
+            if ch == "rsp" and m.opcode in FWD_DIRTY:
+                self.fwd_dirty += 1
+            elif ch == "data":
+                self.data_sent += 1
             self.q[ch].append(m)
         self.dev.out.clear()
 
     def receive(self, m: Any, cyc: int, t_first: int) -> None:
+        self.now = cyc
         if isinstance(m, CH2DReq):
             self.snoops.append((m, cyc + self.rng.randint(0, self.cfg.peer_delay), t_first))
         else:
@@ -142,7 +290,9 @@ class EdgeHarness:
         self.cyc = 0
         clo, chi = win.coh_hpa_range()
         peer_lines = list(range(clo, clo + min(cfg.coh_lines, chi - clo)))
-        self.peers = [Peer(self.nbr + i, peer_lines, random.Random(seed * 31 + i), cfg) for i in range(self.npeer)]
+        self.hist = LineHistory()
+        self.peers = [Peer(self.nbr + i, peer_lines, random.Random(seed * 31 + i), cfg, self.hist)
+                      for i in range(self.npeer)]
         self.cur_tx = [None] * self.nbr             # beats being sent per bridge
         self.tx_idx = [0] * self.nbr
         self.rsp_beats: list[list[int]] = [[] for _ in range(self.nbr)]
@@ -390,11 +540,29 @@ class EdgeHarness:
         if h.opcode != want_op or h.status != 0 or h.tag != x.tag or h.addr != x.req.addr:
             self.errors.append(f"bridge {b} request {x.seq} ({x.req}): response op {h.opcode:#x} status "
                                f"{h.status} tag {h.tag} addr {h.addr:#x}")
-        if not x.req.write:
-            want = line_data(self.win.hpa_line(x.req.addr))
-            if len(beats) != 2 or beats[1] != want:
-                self.errors.append(f"bridge {b} request {x.seq}: read data differs from the memory image")
+        line = self.win.hpa_line(x.req.addr)
+        if x.req.write:
+            self.hist.write(line, line_data(line), x.t_valid, t_first)
+        else:
+            self.hist.read(f"bridge {b} request {x.seq}", line, beats[1] if len(beats) == 2 else None,
+                           x.t_valid, t_first)
         x.t_rsp = t_first
+
+    def peer_counts(self) -> dict[str, int]:
+        """What the peers did, summed over peers (the JSON's counts): requests (and per opcode), writes
+        (stores, write requests that push a line), dirty evictions, snoop answers forwarding a dirty
+        line, D2H Data messages, completed peer reads."""
+        ps = self.peers
+        ops: dict[str, int] = defaultdict(int)
+        for p in ps:
+            for k, v in p.ops.items():
+                ops[k] += v
+        c = {"peer_requests": sum(p.requests for p in ps), "peer_stores": sum(p.stores for p in ps),
+             "peer_write_requests": sum(ops[D2HReqOp(op).name] for op in D2H_WRITES),
+             "peer_dirty_evicts": ops["DIRTYEVICT"], "peer_fwd_dirty": sum(p.fwd_dirty for p in ps),
+             "peer_d2h_data": sum(p.data_sent for p in ps), "peer_reads": sum(p.loads for p in ps)}
+        c.update({f"peer_op.{k}": v for k, v in sorted(ops.items())})
+        return c
 
     # ------------------------------------------------------------------ analysis
     def _take(self, evs: list[tuple[int, int, int]], used: set[int], ident: int, after: int) -> tuple[int, int, int] | None:
@@ -520,6 +688,8 @@ class EdgeHarness:
             for rq, rs, what in ((N_REQ, N_DRS, "reads"), (N_RWD, N_NDR, "writes")):
                 a, z = len(self.taps[base + rq].events), len(self.taps[base + rs].events)
                 cnt[f"node{n}.{what}"] = a
+                if base == ha_ch:
+                    cnt[f"home_memory.{what}"] = a      # the home agent's MemRd / MemWr
                 if a != z:
                     err.append(f"memory node {n}: {a} {what} accepted, {z} answered")
         for b in range(self.nbr):

@@ -72,6 +72,9 @@ class CosimCfg(Checked):
                         doc="bulk harness: offered load (open loop; gaps are 16-bit)")
     ready_p: float = param(FRACTION, 1.0, doc="XLink response-side ready probability (0 would never take one)")
     peer_p: float = param(FRACTION0, 0.03, doc="detail harness: per-cycle probability that a peer issues a request")
+    peer_write_p: float = param(FRACTION0, 0.3,
+                                doc="detail harness: share of a peer's requests that write (a store to a line it "
+                                    "holds in E/M, else a write request from I or an ownership upgrade from S)")
     peer_delay: int = param(integer(0, 10000), 4, "cycles", "detail harness: max snoop-answer delay of a peer")
     peer_ready_p: float = param(FRACTION, 1.0, doc="detail harness: ready probability on the peers' H2D channels")
     pattern: str | None = param(PATTERN_D, None, doc="tiering pattern (none: tiering.yaml's)")

@@ -3,9 +3,11 @@
 Knobs come from the environment: COSIM_CFG (JSON of sim.cosim.harness.CosimCfg), results go to
 COSIM_OUT (JSON: samples per path, counts, cycles, wall time). The seed is cocotb's (printed; SEED=
 reproduces it through tools.runner). End-of-test checks: every XLink request answered exactly
-once, in order, with its tag/address and the memory image's data; every memory-node request answered
-once; no error counter set in the bridges, the home agent or the switches; peers finished with no
-protocol error; every hop traced.
+once, in order, with its tag/address; every memory-node request answered
+once; every read, a bridge's or a peer's, returned a value it may legally return (the memory image
+or a peer's write that was not overwritten before the read began: harness.LineHistory); no error
+counter set in the bridges, the home agent, the switches or the memory nodes (store aliasing);
+peers finished with no protocol error; every hop traced.
 """
 from __future__ import annotations
 
@@ -54,6 +56,8 @@ async def cosim_run(dut) -> None:
         errors.append(f"home agent error counters {int(dut.ha_err_count.value):#x}")
     if int(dut.err_bridge_h2d.value):
         errors.append("home agent snooped a bridge")
+    if int(dut.mn_alias.value):
+        errors.append(f"memory node store aliasing (MN_AW too small): {int(dut.mn_alias.value):#x}")
     for i, p in enumerate(h.peers):
         if any(p.dev.errors.values()) or p.dev.txns:
             errors.append(f"peer {i}: errors {p.dev.errors}, open transactions {p.dev.txns}")
@@ -68,8 +72,12 @@ async def cosim_run(dut) -> None:
     if sw["A"]["forwarded_req"] != m2s:
         errors.append(f"switch A forwarded {sw['A']['forwarded_req']} requests, bridges sent {m2s}")
 
-    counts.update({"requests": n_req, "responses": n_rsp, "peer_requests": sum(p.requests for p in h.peers),
-                   "switch_a_forwarded_req": sw["A"]["forwarded_req"]})
+    counts.update({"requests": n_req, "responses": n_rsp, "switch_a_forwarded_req": sw["A"]["forwarded_req"]})
+    counts.update(h.peer_counts())
+    # every read (bridges' and peers') against the values it may legally return (harness.LineHistory)
+    val_err, n_reads, n_peer_vals = h.hist.check()
+    errors.extend(val_err[:20])
+    counts.update({"reads_value_checked": n_reads, "reads_saw_peer_write": n_peer_vals})
     out = {"seed": base_seed, "test_seed": seed, "cfg": json.loads(cfg.to_json()), "cycles": cycles - c0, "wall_s": wall,
            "samples": samples, "counts": counts, "errors": errors}
     path = os.environ.get("COSIM_OUT")
