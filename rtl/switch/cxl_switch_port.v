@@ -421,13 +421,10 @@ module cxl_switch_port #(
             end
         end
     endgenerate
-    // the message's DPID (used only for PBR routing): a USP's decoder target, a fabric request's
-    // DPID, the requester recorded at a DSP for a response, a fabric response's DPID; that is
-    // lk_sb ? lk_kb : lk_ka. Both keys are compared and the role picks the compare's result, so
-    // the role (a configuration register) is not in series with the compares.
-    wire [11:0]   lk_ka = is_m2s ? m_dpid : st_sdpid;
-    wire [11:0]   lk_kb = is_m2s ? hdm_tgt : ot_e_req;
-    wire          lk_sb = is_m2s ? (my_role == ROLE_USP) : (my_role == ROLE_DSP);
+    // the message's DPID: a USP's decoder target, a fabric request's DPID, the requester recorded
+    // at a DSP for a response, a fabric response's DPID (used only for PBR routing)
+    wire [11:0]   lk_dpid = is_m2s ? ((my_role == ROLE_USP) ? hdm_tgt : m_dpid)
+                                   : ((my_role == ROLE_DSP) ? ot_e_req : st_sdpid);
     wire [FW:0]   rt;
     wire          rt_hit = rt[FW];
     wire [PW-1:0] rt_dst = rt[N +: PW];
@@ -436,11 +433,8 @@ module cxl_switch_port #(
     wire [11:0]   rq_pbr = (my_role == ROLE_USP) ? my_pid : m_spid;
     wire [FW:0]   rq;
     // the two lookups (l 0: the message's DPID, 1: the requester's PID): leaves RP..2*RP-1 are the
-    // candidates in order, node k of the heap keeps child 2k (the lower candidates) when it hit.
-    // Each lookup's key is one of two (lk_k: [l*24 +: 12] when lk_s[l] is low, [l*24 + 12 +: 12]
-    // when it is high); a leaf compares the candidate with both.
-    wire [4*12-1:0]    lk_k   = {my_pid, m_spid, lk_kb, lk_ka};
-    wire [1:0]         lk_s   = {my_role == ROLE_USP, lk_sb};
+    // candidates in order, node k of the heap keeps child 2k (the lower candidates) when it hit
+    wire [2*12-1:0]    lk_key = {rq_pbr, lk_dpid};
     wire [2*RP*FW-1:0] lk_f   = {rf_c, rf_m};
     genvar gl, gt;
     generate
@@ -451,13 +445,9 @@ module cxl_switch_port #(
             (* keep *) wire [2*RP*FW-1:FW] tt;   // fields of the lowest hit under node k
             for (gt = 0; gt < RP; gt = gt + 1) begin : g_leaf
                 if (gt < N) begin : g_pid
-                    wire [11:0] cv = cfg_pid[gt*12 +: 12];
-                    assign hh[RP + gt] = cfg_role[gt*2 +: 2] != ROLE_FAB &&
-                                         (lk_s[gl] ? cv == lk_k[gl*24 + 12 +: 12] : cv == lk_k[gl*24 +: 12]);
+                    assign hh[RP + gt] = cfg_role[gt*2 +: 2] != ROLE_FAB && cfg_pid[gt*12 +: 12] == lk_key[gl*12 +: 12];
                 end else if (gt < RC) begin : g_rt
-                    wire [11:0] cv = rt_dpid[(gt-N)*12 +: 12];
-                    assign hh[RP + gt] = rt_valid[gt-N] &&
-                                         (lk_s[gl] ? cv == lk_k[gl*24 + 12 +: 12] : cv == lk_k[gl*24 +: 12]);
+                    assign hh[RP + gt] = rt_valid[gt-N] && rt_dpid[(gt-N)*12 +: 12] == lk_key[gl*12 +: 12];
                 end else begin : g_pad
                     assign hh[RP + gt] = 1'b0;
                 end
