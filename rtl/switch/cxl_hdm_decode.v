@@ -14,17 +14,18 @@
 //   mod-3 part is an HPA bit (8 + eIG + 3 < 28). With s = eIG + k (0..10), the part taken mod 3
 //   is c >> k = (HPA >> (8+s)) - base * 2^(20-s) when the decoder hits (no borrow then), and as
 //   2^n mod 3 is 1 for even n and 2 (= -1) for odd n:
-//     (c >> k) mod 3 = (L_s + w * (H - base)) mod 3,  w = 1 for s even, -1 for s odd,
-//   with H = HPA[51:20] mod 3 (one for all decoders), L_s = HPA[19:8+s] mod 3 (one per s, shared)
-//   and base mod 3. Residues are one-hot (bit v: the value is v mod 3) and summed in trees of
-//   base-4 digits (4^i = 1 mod 3).
-// - Configuration terms: base mod 3 (dec_b3) and s as a one-hot (dec_s) are inputs that
+//     (c >> k) mod 3 = w * (N_s + H - base) mod 3,  w = 1 for s even, -1 for s odd,
+//   with H = HPA[51:20] mod 3 (one for all decoders) and N_s = (HPA[19:8] with its s low bits
+//   cleared) mod 3 (one per decoder: HPA[19:8+s] mod 3 is w * N_s). Residues are one-hot (bit v:
+//   the value is v mod 3) and summed in trees of base-4 digits (4^i = 1 mod 3).
+// - Configuration terms: base mod 3 (dec_b3) and s as a mask (dec_s) are inputs that
 //   cxl_switch_cfg registers with the decoder they belong to (the caller keeps them consistent
 //   with dec_base, dec_eig and dec_eiw), so no configuration arithmetic lies on the path from a
 //   configuration register to the target.
-// - Target: the 16:1 target reads for the three possible mod-3 values (each a tree of 2:1
-//   selects on its index bits) come from the HPA's low bits and the configuration, are ordered
-//   by L_s and w, and H - base picks one at the end.
+// - Target: three 16:1 target reads per decoder (each a tree of 2:1 selects on its index bits),
+//   read q at the way whose mod-3 value is w * (q - base): w and base act on the read index, which
+//   the configuration forms before the HPA's bits arrive. Candidate j (read N_s + j) is picked by
+//   N_s, then H picks candidate H, so no residue sum lies in series with the target.
 // - Decoders: a binary tree of 2:1 selects keeps the lowest decoder that hits.
 // Tree nets are (* keep *): ABC otherwise folds a prefix or select tree back into a chain where
 // that saves area.
@@ -42,7 +43,7 @@ module cxl_hdm_decode #(
     input  wire [NDEC*3-1:0]     dec_eig,
     // dec_base mod 3 of each decoder, one-hot: bit v set when the base is v mod 3
     input  wire [NDEC*3-1:0]     dec_b3,
-    // eIG + eIW[1:0] of each decoder (0..10), one-hot: bit s set when the sum is s
+    // s = eIG + eIW[1:0] of each decoder (0..10) as a mask: bit i set when i >= s
     input  wire [NDEC*11-1:0]    dec_s,
     input  wire [NDEC*MAXW*TW-1:0] dec_tgt,
     output wire                  hit,
@@ -69,21 +70,18 @@ module cxl_hdm_decode #(
                  (a[0] & b[1]) | (a[1] & b[0]) | (a[2] & b[2]),
                  (a[0] & b[0]) | (a[1] & b[2]) | (a[2] & b[1])};
     endfunction
-    // (-a) mod 3: 1 and 2 swap
-    function automatic [2:0] r3neg(input [2:0] a);
-        r3neg = {a[1], a[2], a[0]};
-    endfunction
 
     // ---------------------------------------------------------------- residue trees
     // Tree t sums the residues of the 2-bit digits of rt_in[t] (4^i = 1 mod 3, so a number is the
     // sum of its base-4 digits mod 3): heap node n (1..31) = node 2n + node 2n+1, leaves 32..63
-    // the digits. Trees: 0 H = HPA[51:20] (16 digits); 1 + s L_s = HPA[19:8+s] (s = 0..10).
-    // A node whose right subtree holds only zero digits passes its left child through (a sum
-    // with a constant 0 would cost select levels).
-    localparam integer NT = 12;
+    // the digits. Trees: 0 H = HPA[51:20] (16 digits); 1 + d N_s of decoder d (6 digits: HPA[19:8]
+    // without its s low bits, masked by the decoder's dec_s). A node whose right subtree holds
+    // only zero digits passes its left child through (a sum with a constant 0 would cost select
+    // levels).
+    localparam integer NT = 1 + NDEC;
     // number of digits of tree t
     function automatic integer ndig(input integer t);
-        ndig = (t == 0) ? 16 : (12 - (t - 1) + 1) / 2;
+        ndig = (t == 0) ? 16 : 6;
     endfunction
     // first leaf (digit) under heap node n
     function automatic integer first(input integer n);
@@ -97,10 +95,12 @@ module cxl_hdm_decode #(
     wire [NT*64-1:0] rt_in;
     wire [NT*3-1:0]  rt_out;
     assign rt_in[63:0] = {32'd0, hpa[51:20]};
-    genvar gt, gn, gs, gd, gv, gc;
+    genvar gt, gn, gd, gv, gc;
     generate
-        for (gs = 0; gs < 11; gs = gs + 1) begin : g_lin
-            assign rt_in[(1 + gs)*64 +: 64] = 64'(hpa[19:8+gs]);
+        for (gd = 0; gd < NDEC; gd = gd + 1) begin : g_lin
+            // bit i of HPA[19:8] is kept when i >= s: dec_s is that mask (bits 0..10; s <= 10)
+            wire [11:0] keep_lo = {1'b1, dec_s[gd*11 +: 11]};
+            assign rt_in[(1 + gd)*64 +: 64] = 64'(hpa[19:8] & keep_lo);
         end
         for (gt = 0; gt < NT; gt = gt + 1) begin : g_rt
             (* keep *) wire [64*3-1:3] nd;   // heap node n at [3n +: 3]
@@ -183,9 +183,23 @@ module cxl_hdm_decode #(
                     assign tv[gv*TW +: TW] = {TW{1'b0}};
                 end
             end
-            // the targets for the mod-3 value 0, 1, 2 (in 3/6/12 ways it is way bits k, k+1), each
-            // read by a 16:1 tree of 2:1 selects on its index bits (4 levels)
-            (* keep *) wire [3*4-1:0]  tix = {pos0 | 4'(4'd2 << k), pos0 | 4'(4'd1 << k), pos0};
+            // read q (q = 0, 1, 2) is at the way whose mod-3 value is w * (q - base) (3/6/12 ways:
+            // way bits k, k+1; power-of-two ways: no mod-3 part, every read at pos0). The mod-3
+            // values are configuration only: w from the parity of s, base mod 3 from dec_b3.
+            wire       s_odd = eig[0] ^ k[0];
+            wire [2:0] rb    = dec_b3[gd*3 +: 3];
+            // (q - base) mod 3 for q = 0, 1, 2 as {is 2, is 1}; then times w (odd s swaps 1 and 2)
+            wire [1:0] qb0 = {rb[1], rb[2]};
+            wire [1:0] qb1 = {rb[2], rb[0]};
+            wire [1:0] qb2 = {rb[0], rb[1]};
+            wire [3*2-1:0] mq;   // [q*2 +: 2]: the mod-3 value of read q, binary
+            assign mq[0 +: 2] = s_odd ? {qb0[0], qb0[1]} : qb0;
+            assign mq[2 +: 2] = s_odd ? {qb1[0], qb1[1]} : qb1;
+            assign mq[4 +: 2] = s_odd ? {qb2[0], qb2[1]} : qb2;
+            (* keep *) wire [3*4-1:0]  tix;
+            for (gc = 0; gc < 3; gc = gc + 1) begin : g_ix
+                assign tix[gc*4 +: 4] = pos0 | (eiw[3] ? 4'({2'd0, mq[gc*2 +: 2]} << k) : 4'd0);
+            end
             (* keep *) wire [3*TW-1:0] tr;
             for (gc = 0; gc < 3; gc = gc + 1) begin : g_rd
                 wire [3:0] ix = tix[gc*4 +: 4];
@@ -207,36 +221,17 @@ module cxl_hdm_decode #(
             wire [TW-1:0] t1 = tr[TW +: TW];
             wire [TW-1:0] t2 = tr[2*TW +: TW];
 
-            // L_s of this decoder: s = eIG + k (w = -1 when s is odd), selected by the one-hot s
-            wire        s_odd = eig[0] ^ k[0];
-            wire [10:0] s1h   = dec_s[gd*11 +: 11];
-            wire [2:0]  ls;
-            wire [32:0] ls_and;
-            for (gv = 0; gv < 11; gv = gv + 1) begin : g_ls
-                assign ls_and[gv*3 +: 3] = s1h[gv] ? rt_out[(1 + gv)*3 +: 3] : 3'd0;
-            end
-            assign ls = ls_and[0 +: 3] | ls_and[3 +: 3] | ls_and[6 +: 3] | ls_and[9 +: 3] |
-                        ls_and[12 +: 3] | ls_and[15 +: 3] | ls_and[18 +: 3] | ls_and[21 +: 3] |
-                        ls_and[24 +: 3] | ls_and[27 +: 3] | ls_and[30 +: 3];
-            wire [2:0] rb = dec_b3[gd*3 +: 3];
-            (* keep *) wire [2:0] hb = r3add(res_h, r3neg(rb));   // H - base mod 3
-            // the way's mod-3 value is ls + w * hb: the candidates are ordered by ls ahead of it,
-            // so hb (the deepest residue) only picks one
-            (* keep *) wire [TW-1:0] ta0 = t0;                        // candidate of mod-3 value 0, 1, 2
-            (* keep *) wire [TW-1:0] ta1 = eiw[3] ? t1 : t0;          // (power-of-two ways: always t0)
-            (* keep *) wire [TW-1:0] ta2 = eiw[3] ? t2 : t0;
-            // rj: candidate of value ls + j
-            wire [TW-1:0] r0 = ls[0] ? ta0 : (ls[1] ? ta1 : ta2);
-            wire [TW-1:0] r1 = ls[0] ? ta1 : (ls[1] ? ta2 : ta0);
-            wire [TW-1:0] r2 = ls[0] ? ta2 : (ls[1] ? ta0 : ta1);
-            // vj: candidate for hb = j, of value ls + w * j
-            (* keep *) wire [TW-1:0] v0 = r0;
-            (* keep *) wire [TW-1:0] v1 = s_odd ? r2 : r1;
-            (* keep *) wire [TW-1:0] v2 = s_odd ? r1 : r2;
-            assign xt[gd*TW +: TW] = hb[0] ? v0 : (hb[1] ? v1 : v2);
-            wire unused = &{1'b0, ls[2], hb[2]};   // one-hot: bit 2 is implied
+            // the way's mod-3 value is w * (N_s + H - base): candidate j (for H = j) is read
+            // N_s + j, picked by N_s; H picks candidate H
+            wire [2:0] ns = rt_out[(1 + gd)*3 +: 3];
+            (* keep *) wire [TW-1:0] c0 = ns[0] ? t0 : (ns[1] ? t1 : t2);
+            (* keep *) wire [TW-1:0] c1 = ns[0] ? t1 : (ns[1] ? t2 : t0);
+            (* keep *) wire [TW-1:0] c2 = ns[0] ? t2 : (ns[1] ? t0 : t1);
+            assign xt[gd*TW +: TW] = res_h[0] ? c0 : (res_h[1] ? c1 : c2);
+            wire unused = &{1'b0, ns[2]};   // one-hot: bit 2 is implied
         end
     endgenerate
+    wire unused_h = &{1'b0, res_h[2]};
 
     // ---------------------------------------------------------------- lowest hitting decoder
     // leaves NP..2NP-1 are the decoders in order; node n keeps child 2n (the lower decoders) when

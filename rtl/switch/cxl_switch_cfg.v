@@ -73,7 +73,8 @@ module cxl_switch_cfg #(
     output reg  [NDEC*3-1:0]     dec_eig,
     output reg  [NDEC*16*12-1:0] dec_tgt,
     // terms of the committed decoders for cxl_hdm_decode, registered with them: base mod 3
-    // (one-hot, bit v: v mod 3), eIG + eIW[1:0] (one-hot), per target entry "the target is >= N"
+    // (one-hot, bit v: v mod 3), s = eIG + eIW[1:0] as a mask (bit i set when i >= s), per target
+    // entry "the target is >= N"
     output reg  [NDEC*3-1:0]     dec_b3,
     output reg  [NDEC*11-1:0]    dec_s,
     output reg  [NDEC*16-1:0]    dec_thi,
@@ -307,7 +308,7 @@ module cxl_switch_cfg #(
     reg            c_rt_local, c_rt_dup;
     reg [31:0]     c_rd;           // read data
     reg [2:0]      c_b3;           // staging base mod 3, one-hot
-    reg [10:0]     c_s;            // staging eIG + eIW[1:0], one-hot
+    reg [10:0]     c_s;            // staging s = eIG + eIW[1:0] as a mask: bit i set when i >= s
     reg [15:0]     c_thi;          // staging target w >= N
     reg [4:0]      ways;
     integer        w1, w2, p1, c1;
@@ -346,7 +347,7 @@ module cxl_switch_cfg #(
         c_eig   <= m_eig > 3'd6;
         c_size3 <= m_eiw[3] && !size_m3_0;
         c_b3    <= base_r3;
-        c_s     <= 11'd1 << ({1'b0, m_eig} + {2'd0, m_eiw[1:0]});
+        c_s     <= 11'h7ff << ({1'b0, m_eig} + {2'd0, m_eiw[1:0]});
         for (w1 = 0; w1 < 16; w1 = w1 + 1) begin
             c_wm[w1] <= 32'(w1) < 32'(ways);
             c_thi[w1] <= 32'(m_tgt[w1]) >= N;
@@ -465,7 +466,7 @@ module cxl_switch_cfg #(
             rt_dpid <= {NRT*12{1'b0}}; rt_port <= {NRT*PW{1'b0}}; err_code <= E_NONE;
             dec_base <= {NDEC*24{1'b0}}; dec_size <= {NDEC*24{1'b0}}; dec_eiw <= {NDEC*4{1'b0}};
             dec_eig <= {NDEC*3{1'b0}}; dec_tgt <= {NDEC*16*12{1'b0}};
-            dec_b3 <= {NDEC{3'b001}}; dec_s <= {NDEC{11'd1}}; dec_thi <= {NDEC*16{1'b0}};
+            dec_b3 <= {NDEC{3'b001}}; dec_s <= {NDEC{11'h7ff}}; dec_thi <= {NDEC*16{1'b0}};
             for (k = 0; k < NDEC; k = k + 1) begin
                 s_base[k] <= 24'd0; s_size[k] <= 24'd0; s_eiw[k] <= 4'd0; s_eig[k] <= 3'd0;
                 dec_lim[k] <= 25'd0;

@@ -76,11 +76,23 @@ module cxl_switch_linkport #(
     assign tx_data  = {c_out_data[((OD == 3) ? 512 : 0) +: 512], 512'd0};
     assign c_out_ready = (4'(tx_ready[TQ]) << OQ) | (4'(tx_ready[M_DATA]) << OD) | ~OMASK;
 
-    assign c_in_valid = (4'(rx_valid[RQ]) << IQ) | (4'(rx_valid[M_DATA]) << ID);
-    assign c_in_hdr   = ({384'd0, rx_hdr[RQ*128 +: 128]} << (IQ*128)) |
-                        ({384'd0, rx_hdr[M_DATA*128 +: 128]} << (ID*128));
-    assign c_in_data  = (UP != 0) ? {512'd0, rx_data[512 +: 512]} : {rx_data[512 +: 512], 512'd0};
-    assign rx_ready   = (6'(c_in_ready[IQ]) << RQ) | (6'(c_in_ready[ID]) << M_DATA) | junk1;
+    // received messages reach the core through a skid buffer per class: the core's input logic
+    // (the HDM decode of a request) starts from a flop instead of the link's RX queue read, and
+    // the link sees a ready from a flop; one cycle from the link to the core
+    wire         q_rdy, d_rdy, q_v, d_v;
+    wire [127:0] q_hdr;
+    wire [639:0] d_msg;   // {data, header}
+    skid_buffer #(.WIDTH(128)) u_rx_q (
+        .clk(clk), .rst(rst), .in_valid(rx_valid[RQ]), .in_ready(q_rdy), .in_data(rx_hdr[RQ*128 +: 128]),
+        .out_valid(q_v), .out_ready(c_in_ready[IQ]), .out_data(q_hdr));
+    skid_buffer #(.WIDTH(640)) u_rx_d (
+        .clk(clk), .rst(rst), .in_valid(rx_valid[M_DATA]), .in_ready(d_rdy),
+        .in_data({rx_data[512 +: 512], rx_hdr[M_DATA*128 +: 128]}),
+        .out_valid(d_v), .out_ready(c_in_ready[ID]), .out_data(d_msg));
+    assign c_in_valid = (4'(q_v) << IQ) | (4'(d_v) << ID);
+    assign c_in_hdr   = ({384'd0, q_hdr} << (IQ*128)) | ({384'd0, d_msg[0 +: 128]} << (ID*128));
+    assign c_in_data  = (UP != 0) ? {512'd0, d_msg[128 +: 512]} : {d_msg[128 +: 512], 512'd0};
+    assign rx_ready   = (6'(q_rdy) << RQ) | (6'(d_rdy) << M_DATA) | junk1;
     assign unsup      = (|junk1) | (|bad);
 
     cxl_link #(.FLIT_MODE(FLIT_MODE), .ROLE(UP), .PBR(PBR), .REPLAY_DEPTH(REPLAY_DEPTH),

@@ -7,6 +7,8 @@
 // Routing and error rules follow models/switch/README.md; every dropped message raises one event.
 //
 // Pipeline (one message per cycle per port; each stage holds while the next one is busy):
+//   input slots: one message per class, accepted while the slot is empty (in_ready from a flop),
+//                and seen by the round robin in the cycle it arrives (no cycle added).
 //   input cycle: the round robin picks a class; the HDM decode of both M2S inputs and the
 //                outstanding-table lookup of both S2M inputs run in parallel and are staged with
 //                the message (st_*).
@@ -61,7 +63,7 @@ module cxl_switch_port #(
     input  wire [NDEC*4-1:0]     dec_eiw,
     input  wire [NDEC*3-1:0]     dec_eig,
     input  wire [NDEC*3-1:0]     dec_b3,    // base mod 3, one-hot (cxl_hdm_decode)
-    input  wire [NDEC*11-1:0]    dec_s,     // eIG + eIW[1:0], one-hot (cxl_hdm_decode)
+    input  wire [NDEC*11-1:0]    dec_s,     // s = eIG + eIW[1:0] as a mask, bit i: i >= s (cxl_hdm_decode)
     input  wire [NDEC*16*12-1:0] dec_tgt,
     input  wire [NDEC*16-1:0]    dec_thi,   // target entry >= N (not a port number)
     input  wire [NRT-1:0]        rt_valid,
@@ -149,9 +151,39 @@ module cxl_switch_port #(
     wire         st_free;                        // stage 1 takes a new message
     wire         st_go;                          // ... and there is one (st_free && in_any)
 
-    rr_arbiter #(.N(4)) u_in_arb (.clk(clk), .rst(rst), .req(in_valid), .advance(st_free),
+    // Input slots: one per class, so that in_ready comes from a flop (the late table answer that
+    // decides whether stage 1 frees does not reach the sender). A message offered while its slot
+    // is empty is accepted; the round robin sees it in the same cycle (no added latency) and,
+    // when it is not taken then, it waits in the slot, which holds off that class's next message.
+    // The round robin thus sees the same requests as it would see the senders' held messages.
+    reg  [3:0]       sk_v;
+    reg  [4*128-1:0] sk_hdr;
+    reg  [2*512-1:0] sk_data;
+    wire [3:0]       e_valid = in_valid | sk_v;      // the message of each class: slot, else input
+    wire [4*128-1:0] e_hdr;
+    wire [2*512-1:0] e_data;
+    genvar gi;
+    generate
+        for (gi = 0; gi < 4; gi = gi + 1) begin : g_in
+            assign e_hdr[gi*128 +: 128] = sk_v[gi] ? sk_hdr[gi*128 +: 128] : in_hdr[gi*128 +: 128];
+        end
+    endgenerate
+    assign e_data[0 +: 512]   = sk_v[C_RWD] ? sk_data[0 +: 512] : in_data[0 +: 512];
+    assign e_data[512 +: 512] = sk_v[C_DRS] ? sk_data[512 +: 512] : in_data[512 +: 512];
+    assign in_ready = ~sk_v;
+    rr_arbiter #(.N(4)) u_in_arb (.clk(clk), .rst(rst), .req(e_valid), .advance(st_free),
                                   .grant(in_gnt), .grant_idx(in_idx), .any(in_any));
-    assign in_ready = in_gnt & {4{st_free}};
+    always @(posedge clk) begin
+        if (rst) sk_v <= 4'd0;
+        else     sk_v <= e_valid & ~(in_gnt & {4{st_free}});   // held unless stage 1 takes it
+    end
+    integer si;
+    always @(posedge clk) begin
+        for (si = 0; si < 4; si = si + 1)
+            if (!sk_v[si]) sk_hdr[si*128 +: 128] <= in_hdr[si*128 +: 128];
+        if (!sk_v[C_RWD]) sk_data[0 +: 512] <= in_data[0 +: 512];
+        if (!sk_v[C_DRS]) sk_data[512 +: 512] <= in_data[512 +: 512];
+    end
 
     always @(posedge clk) begin
         if (rst) st_valid <= 1'b0;
@@ -160,12 +192,12 @@ module cxl_switch_port #(
     always @(posedge clk) begin
         if (st_go) begin
             st_cls  <= in_idx;
-            st_hdr  <= in_hdr[32'(in_idx)*128 +: 128];
-            st_sdpid <= (in_idx == C_DRS) ? in_hdr[3*128 + CXL_S2M_DRS_DPID_LSB +: 12]
-                                          : in_hdr[2*128 + CXL_S2M_NDR_DPID_LSB +: 12];
-            st_expk  <= (in_idx == C_RWD) ? exp_of(1'b1, in_hdr[1*128 + CXL_M2S_REQ_MEMOP_LSB +: 4])
-                                          : exp_of(1'b0, in_hdr[0*128 + CXL_M2S_REQ_MEMOP_LSB +: 4]);
-            st_data <= (in_idx == C_DRS) ? in_data[512 +: 512] : in_data[0 +: 512];
+            st_hdr  <= e_hdr[32'(in_idx)*128 +: 128];
+            st_sdpid <= (in_idx == C_DRS) ? e_hdr[3*128 + CXL_S2M_DRS_DPID_LSB +: 12]
+                                          : e_hdr[2*128 + CXL_S2M_NDR_DPID_LSB +: 12];
+            st_expk  <= (in_idx == C_RWD) ? exp_of(1'b1, e_hdr[1*128 + CXL_M2S_REQ_MEMOP_LSB +: 4])
+                                          : exp_of(1'b0, e_hdr[0*128 + CXL_M2S_REQ_MEMOP_LSB +: 4]);
+            st_data <= (in_idx == C_DRS) ? e_data[512 +: 512] : e_data[0 +: 512];
         end
     end
 
@@ -246,12 +278,12 @@ module cxl_switch_port #(
     reg  [11:0] hdm_tgt;
     reg         hdm_thi;   // hdm_tgt >= N
     cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16), .TW(13)) u_hdm_req (
-        .hpa({in_hdr[0*128 + CXL_M2S_REQ_ADDR_LSB +: 46], in_hdr[0*128 + CXL_M2S_REQ_ADDR5_LSB], 5'd0}),
+        .hpa({e_hdr[0*128 + CXL_M2S_REQ_ADDR_LSB +: 46], e_hdr[0*128 + CXL_M2S_REQ_ADDR5_LSB], 5'd0}),
         .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw),
         .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s), .dec_tgt(dec_ent), .hit(hq_hit),
         .target(hq_tgt));
     cxl_hdm_decode #(.NDEC(NDEC), .MAXW(16), .TW(13)) u_hdm_rwd (
-        .hpa({in_hdr[1*128 + CXL_M2S_REQ_ADDR_LSB +: 46], 1'b0, 5'd0}),   // RwD: no Addr[5]
+        .hpa({e_hdr[1*128 + CXL_M2S_REQ_ADDR_LSB +: 46], 1'b0, 5'd0}),   // RwD: no Addr[5]
         .dec_valid(dec_valid), .dec_base(dec_base), .dec_size(dec_size), .dec_eiw(dec_eiw),
         .dec_eig(dec_eig), .dec_b3(dec_b3), .dec_s(dec_s), .dec_tgt(dec_ent), .hit(hw_hit),
         .target(hw_tgt));
@@ -273,8 +305,8 @@ module cxl_switch_port #(
     // lookup of the S2M inputs (NDR and DRS in parallel, input cycle): the matching entry as a
     // one-hot (at most one, the keys being unique), without the entry deleted in this cycle, and
     // its fields by AND-OR
-    wire [19:0]         ndr_key = {in_hdr[2*128 + CXL_S2M_NDR_LDID_LSB +: 4], in_hdr[2*128 + CXL_S2M_NDR_TAG_LSB +: 16]};
-    wire [19:0]         drs_key = {in_hdr[3*128 + CXL_S2M_DRS_LDID_LSB +: 4], in_hdr[3*128 + CXL_S2M_DRS_TAG_LSB +: 16]};
+    wire [19:0]         ndr_key = {e_hdr[2*128 + CXL_S2M_NDR_LDID_LSB +: 4], e_hdr[2*128 + CXL_S2M_NDR_TAG_LSB +: 16]};
+    wire [19:0]         drs_key = {e_hdr[3*128 + CXL_S2M_DRS_LDID_LSB +: 4], e_hdr[3*128 + CXL_S2M_DRS_TAG_LSB +: 16]};
     reg  [OT_DEPTH-1:0] ndr_m, drs_m;
     reg                 ndr_drs, drs_drs;
     reg  [11:0]         ndr_req, drs_req;
@@ -605,11 +637,14 @@ module cxl_switch_port #(
     // queue write enables: the message's own queue when it may take its stage-1 decision (not
     // tracked, recorded earlier or now), the answer's queue when it must be answered (a tag
     // conflict found earlier or now). The table's answer (conf_now, rec_now, the latest inputs)
-    // meets terms formed from registers in the last AND-OR.
+    // meets terms formed from registers in the last AND-OR. The table answers only a tracked
+    // request, whose own queue is a class 0/1 queue and whose answer's a class 2/3 one, so a
+    // class 0/1 queue takes only rec_now and a class 2/3 queue only conf_now.
     wire [NQ*4-1:0] w_n = r_noh & qrdy & {NQ*4{r_valid}};
     wire [NQ*4-1:0] w_c = r_coh & qrdy & {NQ*4{r_valid}};
+    wire [NQ*4-1:0] q_lo = {NQ{4'b0011}};   // class 0/1 queues
     wire [NQ*4-1:0] q_we = (w_n & {NQ*4{!r_trk || (r_tres && !r_tconf)}}) | (w_c & {NQ*4{r_tres && r_tconf}})
-                         | (w_n & {NQ*4{rec_now}}) | (w_c & {NQ*4{conf_now}});
+                         | (w_n & q_lo & {NQ*4{rec_now}}) | (w_c & ~q_lo & {NQ*4{conf_now}});
     // leaves this cycle: the terms that do not wait for the table are formed first
     wire can_n  = r_valid && (r_drop || |(r_noh & qrdy));     // its own outcome can be taken
     wire can_c  = r_valid && (r_cdrop || |(r_coh & qrdy));    // the answer can be taken

@@ -106,6 +106,8 @@
             assert ($onehot0(r_noh) && $onehot0(r_coh));
             if (VOQ != 0) assert (r_drop == (r_noh == {NQ*4{1'b0}}) && r_cdrop == (r_coh == {NQ*4{1'b0}}));
             assert (!r_trk || !r_drop);
+            // a tracked request's own queue is a class 0/1 queue, its answer's a class 2/3 one
+            if (r_trk) assert ((r_noh & ~{NQ{4'b0011}}) == {NQ*4{1'b0}} && (r_coh & {NQ{4'b0011}}) == {NQ*4{1'b0}});
             assert (!r_tres || r_trk);
             assert (!r_tconf || r_tres);
         end
