@@ -364,15 +364,17 @@ def _git_commit() -> str:
     return head + ("+changes" if dirty else "")
 
 
-def write_timing(results: list[TopResult], files: list[Path], out: Path) -> None:
-    """<out>/timing.json (every top's deepest path, the budget, the RTL hash) and timing.md."""
+def write_timing(results: list[TopResult], rtl_hash: str, commit: str, out: Path) -> None:
+    """<out>/timing.json (every top's deepest path, the budget, the RTL hash) and timing.md.
+    rtl_hash and commit are taken when the run reads the sources, so an edit made while it
+    synthesizes cannot label the results with RTL they were not made from."""
     tops = {r.tag: r.summary["timing"] for r in results if r.status == "ok"}
-    doc = {"budget_levels": BUDGET_LEVELS, "clock_ghz": 1000.0 / CLOCK_PS, "rtl_hash": source_hash(files),
+    doc = {"budget_levels": BUDGET_LEVELS, "clock_ghz": 1000.0 / CLOCK_PS, "rtl_hash": rtl_hash,
            "max_logic_levels": max((t["logic_levels"] for t in tops.values()), default=0),
            "tops_over_budget": sorted(t for t, v in tops.items() if v["logic_levels"] > BUDGET_LEVELS),
            "not_measured": sorted(r.tag for r in results if r.status != "ok"), "tops": tops,
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "yosys": _YOSYS_ID,
-           "git_commit": _git_commit()}
+           "git_commit": commit}
     (out / "timing.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     (out / "timing.md").write_text(f"Budget {BUDGET_LEVELS} levels at 1 GHz (rtl/README-timing.md); "
                                    f"RTL hash {doc['rtl_hash']}.\n\n" + timing_table(tops))
@@ -458,6 +460,7 @@ def main() -> int:
         tops = [t for t in tops if t in args.top]
     jobs = [(t, {}) for t in tops] + [(t, v) for t in tops for v in VARIANTS.get(t, [])]
     t0 = time.perf_counter()
+    rtl_hash, commit = source_hash(files), _git_commit()
     results = synth_tops(jobs, files, out, jobs=max(1, args.jobs), cache=not args.no_cache)
     for r in results:
         if r.status == "ok":
@@ -468,7 +471,10 @@ def main() -> int:
         else:
             print(f"{r.status} {r.tag}\n{r.msg}")
     if args.top is None:
-        write_timing(results, files, out)
+        write_timing(results, rtl_hash, commit, out)
+        if source_hash(files) != rtl_hash:
+            print(f"synth: the RTL changed while this run synthesized it: timing.json stands for RTL "
+                  f"hash {rtl_hash} (commit {commit}), not the checkout; make timing-table refuses it")
     else:
         print("synth: timing.json is written by full runs only (it stands for the whole RTL)")
     n_ok = sum(r.status == "ok" for r in results)
