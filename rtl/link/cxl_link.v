@@ -239,7 +239,7 @@ module cxl_link #(
     reg            replaying;
     reg            rp_adf;
     // ack_pend != 0, ack_pend >= 8, and the forcing counts (ack_pend >= ACK_FORCE or the ack
-    // timer at ACK_TIMER): 68B registered flags (g_68), 256B compares of the counts (g_256_ctl)
+    // timer at ACK_TIMER): registered flags, formed with the counts (g_68, g_256)
     wire           ack_nz, ack_ge8, ack_frc;
     // output stages: stage 1 holds the flit picked (a new 68B flit with its CRC field still
     // zero), stage 2 the flit on tx_flit with its CRC (68B) and sequence term (SEQ_CRC) added
@@ -265,6 +265,7 @@ module cxl_link #(
     reg               pk_send;      // 68B: the flit is the prepared one (fmt_kind == K_NONE)
     wire [FLIT_W-1:0] fmt_flit;
     wire              fmt_retryable;
+    wire              fmt_retry;    // the formatter's flit is retryable (256B: from the flags)
     wire              fmt_busy_adf;
     wire [6*8-1:0]    crd_pend_nx;  // crd_pend and ack_pend after this cycle
     wire [7:0]        ack_pend_nx;
@@ -386,6 +387,7 @@ module cxl_link #(
             // the builder's own account of what the flit it built returns (the link forms the
             // same from its flags below, a shorter path; tb/formal checks they agree)
             wire           crd_used, ack_all, ack_8;
+            assign fmt_retry = fmt_retryable;
             wire unused_68 = &{1'b0, fmt_avail, fmt_crd_pend, fmt_ack_pend, crd_used, ack_all, ack_8,
                                pk_send, fmt_sent};
             cxl_flit68_txout u_txo (
@@ -562,13 +564,57 @@ module cxl_link #(
             wire [7:0]            fmt_ack_take;
             /* verilator lint_on UNUSEDSIGNAL */
             assign txq_take = fmt_take & {6{fmt_fire}};
-            // Next counts formed for each outcome from the registers, the late decision picks one
-            // (AND-OR, as g_68): a flit sent with acks (payload with ack_en) takes all of ack_pend.
-            // (kept: the late pick stays after the adds, see nf_keep)
-            wire       a_all   = fmt_sent && fmt_retryable && ack_en;
+            // What the flit loaded does, from the registered flags (as g_68), not read back from
+            // the formatter: its K_NONE flit comes only from the decision's normal branch (in
+            // 256B there is no owed all-data flit, and INIT.Param is sent as a NOP), and it is a
+            // payload flit, retryable, when it returns credits (crd_en, some pending), returns
+            // acks (ack_en, some pending) or carries messages (msg_ok, a class head available).
+            // A forced ack that holds the messages back (msg_ok low) is itself a payload, so
+            // msg_ok's ack term drops out: retryable = the formatter's flit_retryable.
+            wire seq_want = seq_on || rrsm_ack || lrsm == S_LLRREQ;
+            wire o_norm   = !link_fatal && !next_is_adf && !seq_want && !replaying && init_sent &&
+                            nf_ge2;                                           // fmt_kind K_NONE
+            wire ack_go   = ack_force || ack_ge8;                             // ack_en
+            reg  crd_nz;                                                      // crd_pend != 0
+            wire av_any   = ((q_valid & crd_avail & TX_SUP) != 6'd0);         // a head to place
+            wire pay      = (nf_ge3 && crd_nz) || (ack_go && ack_nz) || (nf_ge4 && av_any);
+            assign rb_write  = load && o_norm && pay;
+            assign fmt_retry = o_norm && pay;
+            wire crd_ret  = load && o_norm && nf_ge3;                         // credit fields sent
+            // a flit sent with acks takes all of ack_pend (nothing to take when it is 0, so the
+            // strobe needs no payload term: ack_nz makes the flit a payload)
+            wire a_all    = load && o_norm && ack_go && ack_nz;
+            // Next counts formed for each outcome from the registers, the strobes pick last
+            // (AND-OR, as g_68). (kept: the late pick stays after the adds, see nf_keep)
             (* keep *) wire [7:0] ack_inc = ack_pend + {7'd0, ru_commit};
             assign ack_pend_nx = ({7'd0, ru_commit} & {8{a_all}}) | (ack_inc & {8{!a_all}});
-            assign ack_ret     = a_all && ack_pend != 8'd0;
+            assign ack_ret     = a_all;
+            // the ack flags of the next count, per outcome, picked the same way
+            reg ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q;
+            always @(posedge clk) begin
+                if (rst) begin
+                    {ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q} <= 4'd0;
+                end else begin
+                    ack_nz_q  <= (ru_commit & a_all) | ((ack_inc != 8'd0) & !a_all);
+                    ack_ge8_q <= (ack_inc >= 8'd8) & !a_all;
+                    ack_gef_q <= (ACK_FORCE == 1 && ru_commit && a_all) |
+                                 ((ack_inc >= 8'(ACK_FORCE)) & !a_all);
+                    // the timer restarts on ack_ret or with <= 1 ack pending, else counts up to FF
+                    tmr_ge_q  <= !(ack_ret || ack_pend <= 8'd1) && (ack_timer >= 8'(ACK_TIMER - 1));
+                end
+            end
+            assign ack_nz  = ack_nz_q;
+            assign ack_ge8 = ack_ge8_q;
+            assign ack_frc = ack_gef_q || tmr_ge_q;
+            // crd_pend != 0 of the next counts: with and without credit fields sent (formed from
+            // the registers per class, g_crd), crd_ret picks; an RX pop this cycle owes a credit
+            // whatever was returned, so it is ORed in last
+            wire [5:0] nz_keep, nz_ret;
+            always @(posedge clk) begin
+                if (rst) crd_nz <= (RX_SUP != 6'd0);             // initial return of all buffers
+                else     crd_nz <= ((rx_valid & rx_ready) != 6'd0) || (crd_ret && |nz_ret) ||
+                                   (!crd_ret && |nz_keep);
+            end
             // The formatter's CRD field f returns, for its cache class ci or its mem class cm
             // (whichever has more pending, ci on a tie), the largest of 1/4/8/12/16 not above the
             // count (nothing for 0); with crd_en low it returns nothing. `rest` is the count after
@@ -584,20 +630,31 @@ module cxl_link #(
                                            : (crd_pend[CI*8 +: 8] >= crd_pend[CM*8 +: 8]);
                 (* keep *) wire [7:0] keep = n + dlv;
                 (* keep *) wire [7:0] rest = n - ret + dlv;
-                wire       take = fmt_sent && crd_en && pick;
+                wire       take = crd_ret && pick;
                 assign crd_pend_nx[g*8 +: 8] = (rest & {8{take}}) | (keep & {8{!take}});
+                // without the pop (ORed in at crd_nz): n, or n after this field's return
+                assign nz_keep[g] = n != 8'd0;
+                assign nz_ret[g]  = pick ? (n != ret) : (n != 8'd0);
             end
             assign pk_head_v   = 1'b0;
             assign pk_head_msg = 1'b0;
-            wire unused_256 = &{1'b0, pk_send, fmt_avail};
+            // the formatter's own flit_retryable is the same function of its inputs as fmt_retry
+            // (tb/formal does not cover 256B; the lockstep check is in rtl/README-timing.md)
+            wire unused_256 = &{1'b0, pk_send, fmt_avail, fmt_retryable, fmt_sent, fmt_crd_pend,
+                                fmt_ack_pend};
             // the formatter's own CRC (its `flit`) is left unused: stage 2 adds it below. It places
             // messages from the class heads' availability; the decision's msg_ok gates them late.
+            // Its message enable, credits and acks are gated by the flags alone (msg_go = msg_ok,
+            // credits with crd_en, acks with ack_en of the normal branch): the formatter uses them
+            // only with ctl_kind NONE, i.e. in that branch (o_norm), so the decision's other
+            // branches need not gate them too.
+            wire msg_go = nf_ge4 && !(ack_force && ack_nz);
             /* verilator lint_off PINCONNECTEMPTY */
             cxl_flit256_tx #(.ROLE(ROLE), .PBR(PBR)) u_tx (
-                .clk(clk), .rst(rst), .msg_avail(q_valid & crd_avail & TX_SUP), .msg_en(msg_ok),
+                .clk(clk), .rst(rst), .msg_avail(q_valid & crd_avail & TX_SUP), .msg_en(msg_go),
                 .msg_hdr(q_hdr), .msg_data(q_data),
-                .msg_take(fmt_take), .crd_pend(fmt_crd_pend), .crd_take(fmt_crd_take),
-                .ack_pend(fmt_ack_pend), .ack_take(fmt_ack_take), .ctl_kind(fmt_kind),
+                .msg_take(fmt_take), .crd_pend(crd_pend & {48{nf_ge3}}), .crd_take(fmt_crd_take),
+                .ack_pend(ack_pend & {8{ack_go}}), .ack_take(fmt_ack_take), .ctl_kind(fmt_kind),
                 .ctl_eseq(fmt_eseq), .ctl_num_retry(fmt_nr), .ctl_empty(fmt_empty),
                 .fire(fmt_fire), .flit(), .flit_nocrc(fmt_flit), .flit_retryable(fmt_retryable),
                 .busy_adf());
@@ -613,6 +670,7 @@ module cxl_link #(
             // checked against now (SEQ_CRC, payload flits: rx_pay_o), so that term is an input of
             // the output stage.
             wire [FLIT_W-1:0] rx_term = (SEQ_CRC != 0) ? seq_term(eseq) : {FLIT_W{1'b0}};
+            assign rx_seqd = (SEQ_CRC != 0) && rx_pay_o;   // payload flits are checked against ESeq
             wire unused_term = &{1'b0, rx_term[FLIT_W-1:CRC_LSB+64], rx_term[CRC_LSB-1:0]};
             cxl_flit256_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
                 .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit),
@@ -627,18 +685,6 @@ module cxl_link #(
                 .clk(clk), .rst(rst), .wr(ru_commit), .msg_cnt(ru_cnt), .run_valid(ru_rv),
                 .run_n(ru_rn), .run_bits(ru_rb), .line(ru_ln), .out_valid(rx_valid),
                 .out_ready(rx_ready), .out_hdr(rx_hdr), .out_data(rx_data), .overflow(rxb_ovf));
-        end
-    endgenerate
-
-    // 256B: the decision's ack flags are compares of the counts; a flit is stored when the
-    // formatter marks it retryable; SEQ_CRC checks payload flits against ESeq
-    generate
-        if (FLIT_MODE != 0) begin : g_256_ctl
-            assign rx_seqd  = (SEQ_CRC != 0) && rx_pay_o;
-            assign ack_nz   = ack_pend != 8'd0;
-            assign ack_ge8  = ack_pend >= 8'd8;
-            assign ack_frc  = (ack_timer >= 8'(ACK_TIMER)) || (ack_pend >= 8'(ACK_FORCE));
-            assign rb_write = fmt_fire && fmt_retryable;
         end
     endgenerate
 
@@ -724,8 +770,8 @@ module cxl_link #(
 
     assign fmt_fire      = load && !use_replay;
     assign dbg_tx_replay = load && use_replay;
-    // the flit loaded is stored in the replay buffer (= fmt_fire && fmt_retryable; 68B forms it
-    // from the flags directly, g_68)
+    // the flit loaded is stored in the replay buffer (= fmt_fire && fmt_retryable; both modes form
+    // it from the flags directly, g_68 / g_256)
     wire   rb_write;
 
     function automatic [RA_W-1:0] ptr_inc(input [RA_W-1:0] p);
@@ -737,7 +783,7 @@ module cxl_link #(
         if (load) begin
             out_flit <= use_replay ? rb_rd : fmt_flit;
             // a retryable flit carries sequence number wr_ptr when new, rd_ptr when replayed
-            out_seqd <= use_replay || fmt_retryable;
+            out_seqd <= use_replay || fmt_retry;
             out_seq  <= use_replay ? 8'(rd_ptr) : 8'(wr_ptr);
         end
         if (s2_load) tx_q <= out_flit ^ out_crc;
@@ -812,12 +858,12 @@ module cxl_link #(
                               (rp_wadv && rd_ptr != ptr_inc(wr_ptr)) | (rp_keep && replaying);
     wire            rp_adf_nx = (rp_ack && rb_adf[ack_e]) | (rp_adv && rb_adf[rd_inc]) |
                                 ((rp_wadv || rp_keep) && rp_adf);
-    // retry timeout: counts transmitted flits in LOCAL_IDLE, restarts when a RETRY.Req is sent and
-    // when the LRSM leaves LOCAL_IDLE (an Ack taken, or the timeout); +1 formed from the register,
-    // the late fire_out picks
+    // retry timeout: counts transmitted flits in LOCAL_IDLE and restarts when a RETRY.Req is sent,
+    // which is the only way into LOCAL_IDLE; it is read (to_hit) only in LOCAL_IDLE, so what it
+    // holds after the LRSM leaves (an Ack taken, or the timeout) is never used and needs no
+    // restart from the received flit's verdict. +1 formed from the register, the late fire_out picks
     wire        to_hit  = {16'd0, timeout} >= TIMEOUT_FLITS;
-    wire        to_end  = (lrsm == S_LOCAL_IDLE) && (rx_ack_ok || to_hit);
-    wire        to_step = (lrsm == S_LOCAL_IDLE) && fire_out && !to_end;
+    wire        to_step = (lrsm == S_LOCAL_IDLE) && fire_out;
     wire        to_req  = load && seq_step && seq_last && !start_ack;
     wire [15:0] to_inc  = timeout + 16'd1;
 
@@ -903,7 +949,7 @@ module cxl_link #(
             end
 
             // ---- LRSM
-            timeout <= (to_inc & {16{to_step}}) | (timeout & {16{!to_step && !to_end && !to_req}});
+            timeout <= (to_inc & {16{to_step}}) | (timeout & {16{!to_step && !to_req}});
             case (lrsm)
                 S_NORMAL: if (rx_bad && !link_fatal) lrsm <= S_LLRREQ;
                 S_LLRREQ: if ({27'd0, num_retry} >= MAX_RETRY) link_fatal <= 1'b1;
