@@ -270,6 +270,24 @@ module cxl_link #(
     wire [6*8-1:0]    crd_pend_nx;  // crd_pend and ack_pend after this cycle
     wire [7:0]        ack_pend_nx;
     wire              ack_ret;      // the flit loaded returns acks (restarts the ack timer)
+    // the ack flags registered: each flit mode forms the next ack_pend != 0, >= 8 and >= ACK_FORCE
+    // for its outcomes (ack_*_nx in g_68 / g_256); the timer flag is common (the timer restarts
+    // on ack_ret or with <= 1 ack pending, else counts up to FF)
+    wire              ack_nz_nx, ack_ge8_nx, ack_gef_nx;
+    reg               ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q;
+    always @(posedge clk) begin
+        if (rst) begin
+            {ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q} <= 4'd0;
+        end else begin
+            ack_nz_q  <= ack_nz_nx;
+            ack_ge8_q <= ack_ge8_nx;
+            ack_gef_q <= ack_gef_nx;
+            tmr_ge_q  <= !(ack_ret || ack_pend <= 8'd1) && (ack_timer >= 8'(ACK_TIMER - 1));
+        end
+    end
+    assign ack_nz  = ack_nz_q;
+    assign ack_ge8 = ack_ge8_q;
+    assign ack_frc = ack_gef_q || tmr_ge_q;
     wire              fmt_sent = fmt_fire && fmt_kind == K_NONE;
     wire              pk_head_v, pk_head_msg;   // 68B: prepared buffer head valid, has messages
 
@@ -424,23 +442,11 @@ module cxl_link #(
                                  (ack_inc & {8{a_keep}});   // AND-OR pick (see g_crd)
             assign ack_ret = a_8 || (a_all && ack_nz);
             // the ack flags of the next count, per outcome, picked the same way
-            reg ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q;
-            always @(posedge clk) begin
-                if (rst) begin
-                    {ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q} <= 4'd0;
-                end else begin
-                    ack_nz_q  <= (ru_commit & a_all) | ((ack_m8 != 8'd0) & a_8) |
-                                 ((ack_inc != 8'd0) & a_keep);
-                    ack_ge8_q <= ((ack_m8 >= 8'd8) & a_8) | ((ack_inc >= 8'd8) & a_keep);
-                    ack_gef_q <= (ACK_FORCE == 1 && ru_commit && a_all) |
-                                 ((ack_m8 >= 8'(ACK_FORCE)) & a_8) | ((ack_inc >= 8'(ACK_FORCE)) & a_keep);
-                    // the timer restarts on ack_ret or with <= 1 ack pending, else counts up to FF
-                    tmr_ge_q  <= !(ack_ret || ack_pend <= 8'd1) && (ack_timer >= 8'(ACK_TIMER - 1));
-                end
-            end
-            assign ack_nz  = ack_nz_q;
-            assign ack_ge8 = ack_ge8_q;
-            assign ack_frc = ack_gef_q || tmr_ge_q;
+            assign ack_nz_nx  = (ru_commit & a_all) | ((ack_m8 != 8'd0) & a_8) |
+                                ((ack_inc != 8'd0) & a_keep);
+            assign ack_ge8_nx = ((ack_m8 >= 8'd8) & a_8) | ((ack_inc >= 8'd8) & a_keep);
+            assign ack_gef_nx = (ACK_FORCE == 1 && ru_commit && a_all) |
+                                ((ack_m8 >= 8'(ACK_FORCE)) & a_8) | ((ack_inc >= 8'(ACK_FORCE)) & a_keep);
             // RX queue pops, registered: the credit they free is owed from the next cycle
             reg [5:0] rx_deq;
             always @(posedge clk) begin
@@ -590,22 +596,10 @@ module cxl_link #(
             assign ack_pend_nx = ({7'd0, ru_commit} & {8{a_all}}) | (ack_inc & {8{!a_all}});
             assign ack_ret     = a_all;
             // the ack flags of the next count, per outcome, picked the same way
-            reg ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q;
-            always @(posedge clk) begin
-                if (rst) begin
-                    {ack_nz_q, ack_ge8_q, ack_gef_q, tmr_ge_q} <= 4'd0;
-                end else begin
-                    ack_nz_q  <= (ru_commit & a_all) | ((ack_inc != 8'd0) & !a_all);
-                    ack_ge8_q <= (ack_inc >= 8'd8) & !a_all;
-                    ack_gef_q <= (ACK_FORCE == 1 && ru_commit && a_all) |
-                                 ((ack_inc >= 8'(ACK_FORCE)) & !a_all);
-                    // the timer restarts on ack_ret or with <= 1 ack pending, else counts up to FF
-                    tmr_ge_q  <= !(ack_ret || ack_pend <= 8'd1) && (ack_timer >= 8'(ACK_TIMER - 1));
-                end
-            end
-            assign ack_nz  = ack_nz_q;
-            assign ack_ge8 = ack_ge8_q;
-            assign ack_frc = ack_gef_q || tmr_ge_q;
+            assign ack_nz_nx  = (ru_commit & a_all) | ((ack_inc != 8'd0) & !a_all);
+            assign ack_ge8_nx = (ack_inc >= 8'd8) & !a_all;
+            assign ack_gef_nx = (ACK_FORCE == 1 && ru_commit && a_all) |
+                                ((ack_inc >= 8'(ACK_FORCE)) & !a_all);
             // crd_pend != 0 of the next counts: with and without credit fields sent (formed from
             // the registers per class, g_crd), crd_ret picks; an RX pop this cycle owes a credit
             // whatever was returned, so it is ORed in last
