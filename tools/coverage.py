@@ -83,12 +83,8 @@ def _parse_line(raw: str) -> tuple[dict[str, str], int]:
     return keys, int(count)
 
 
+@lru_cache(maxsize=None)   # one call per distinct file name, not per point
 def rel_path(f: str) -> str:
-    return _rel_path(f)
-
-
-@lru_cache(maxsize=None)
-def _rel_path(f: str) -> str:
     p = Path(f)
     try:
         return p.resolve().relative_to(REPO).as_posix()
