@@ -129,12 +129,9 @@ module cxl_switch_port #(
     localparam integer OTW = $clog2(OT_DEPTH + 1);
     localparam integer QDEPTH = (VOQ != 0) ? VOQ_DEPTH : VOQ_DEPTH * N;  // same storage either way
     localparam integer NQ = (VOQ != 0) ? N : 1;
-    // route lookup candidates: the N ports' own PIDs, then the NRT table entries, padded to RP
-    // leaves of a binary priority tree (at least one padding leaf, which no key hits: its zero
-    // fields are the result of a lookup without a hit); each carries FW bits of egress fields
+    // route lookup candidates: the N ports' own PIDs, then the NRT table entries, in priority
+    // order; each carries FW bits of egress fields
     localparam integer RC = N + NRT;
-    localparam integer RL = $clog2(RC + 1);
-    localparam integer RP = 1 << RL;
     localparam integer FW = N + PW + 4;
 
     // ---------------------------------------------------------------- input cycle and stage 1
@@ -383,42 +380,38 @@ module cxl_switch_port #(
     // that port (the lowest such port), else the lowest valid route entry with that DPID gives the
     // egress. Each candidate carries FW bits of egress fields {4 flags, port, port one-hot} that
     // depend on the configuration and on the kind of message only, so they are ready before the
-    // key; the compares run in parallel and a binary tree of 2:1 selects keeps the lowest hit (RL
-    // levels after them). Result: {hit, fields}, the fields all zero without a hit.
+    // key; cxl_switch_lookup compares the key with every candidate in parallel and keeps the
+    // lowest hit by a binary tree of 2:1 selects. Result: {hit, fields}, the fields all zero
+    // without a hit.
     // flags of the message's route (F_*) and of the requester's route for a tag-conflict answer
     // (C_*), above the port one-hot [0 +: N] (zero when the egress is not usable: F_OK / C_OK low)
     // and the port [N +: PW]
     localparam integer F_OK = N + PW, F_MIS = N + PW + 1, F_TRK = N + PW + 2, F_CLR = N + PW + 3;
     localparam integer C_OK = N + PW, C_MIS = N + PW + 1, C_FAB = N + PW + 2;
     wire             rsp_k = !is_m2s;                  // the message is routed as a response
-    wire [RP*FW-1:0] rf_m, rf_c;
+    wire [RC*FW-1:0] rf_m, rf_c;
     genvar gk;
     generate
-        for (gk = 0; gk < RP; gk = gk + 1) begin : g_rc
-            if (gk < RC) begin : g_c
-                wire [PW-1:0] rp;
-                wire [1:0]    rr = cfg_role[32'(rp)*2 +: 2];
-                wire          re = cfg_en[rp];
-                if (gk < N) begin : g_pid
-                    assign rp = PW'(gk);
-                end else begin : g_rt
-                    assign rp = rt_port[(gk-N)*PW +: PW];
-                end
-                // misroute: a U-turn, a request to a USP or a response to a DSP; ok: neither a
-                // misroute nor a disabled egress; trk: a request that reaches a DSP (recorded);
-                // clr: the edge conversion (a request to a DSP loses SPID/DPID, a response to a
-                // USP its DPID). A tag-conflict answer goes to a USP or fabric port.
-                wire mis  = rp == PW'(PORT) || rr == (rsp_k ? ROLE_DSP : ROLE_USP);
-                wire ok   = !mis && re;
-                wire c_ok = rr != ROLE_DSP && re;
-                assign rf_m[gk*FW +: FW] = {rr == (rsp_k ? ROLE_USP : ROLE_DSP), ok && rr == ROLE_DSP, mis, ok,
-                                            rp, ok ? N'(1) << rp : {N{1'b0}}};
-                assign rf_c[gk*FW +: FW] = {1'b0, rr == ROLE_FAB, rr == ROLE_DSP, c_ok,
-                                            rp, c_ok ? N'(1) << rp : {N{1'b0}}};
-            end else begin : g_pad
-                assign rf_m[gk*FW +: FW] = {FW{1'b0}};
-                assign rf_c[gk*FW +: FW] = {FW{1'b0}};
+        for (gk = 0; gk < RC; gk = gk + 1) begin : g_rc
+            wire [PW-1:0] rp;
+            wire [1:0]    rr = cfg_role[32'(rp)*2 +: 2];
+            wire          re = cfg_en[rp];
+            if (gk < N) begin : g_pid
+                assign rp = PW'(gk);
+            end else begin : g_rt
+                assign rp = rt_port[(gk-N)*PW +: PW];
             end
+            // misroute: a U-turn, a request to a USP or a response to a DSP; ok: neither a
+            // misroute nor a disabled egress; trk: a request that reaches a DSP (recorded);
+            // clr: the edge conversion (a request to a DSP loses SPID/DPID, a response to a
+            // USP its DPID). A tag-conflict answer goes to a USP or fabric port.
+            wire mis  = rp == PW'(PORT) || rr == (rsp_k ? ROLE_DSP : ROLE_USP);
+            wire ok   = !mis && re;
+            wire c_ok = rr != ROLE_DSP && re;
+            assign rf_m[gk*FW +: FW] = {rr == (rsp_k ? ROLE_USP : ROLE_DSP), ok && rr == ROLE_DSP, mis, ok,
+                                        rp, ok ? N'(1) << rp : {N{1'b0}}};
+            assign rf_c[gk*FW +: FW] = {1'b0, rr == ROLE_FAB, rr == ROLE_DSP, c_ok,
+                                        rp, c_ok ? N'(1) << rp : {N{1'b0}}};
         end
     endgenerate
     // the message's DPID: a USP's decoder target, a fabric request's DPID, the requester recorded
@@ -432,35 +425,29 @@ module cxl_switch_port #(
     // for a tag-conflict answer
     wire [11:0]   rq_pbr = (my_role == ROLE_USP) ? my_pid : m_spid;
     wire [FW:0]   rq;
-    // the two lookups (l 0: the message's DPID, 1: the requester's PID): leaves RP..2*RP-1 are the
-    // candidates in order, node k of the heap keeps child 2k (the lower candidates) when it hit
-    wire [2*12-1:0]    lk_key = {rq_pbr, lk_dpid};
-    wire [2*RP*FW-1:0] lk_f   = {rf_c, rf_m};
-    genvar gl, gt;
+    // the two lookups: the message's DPID and the requester's PID, over the same candidates (an
+    // edge port's PID, a valid route entry's DPID) with their own fields. The lookup is a module
+    // of its own: the mapper then shapes the compares and the tree by their own depth, where
+    // inside this module they share mapping runs with the decisions after them and came out
+    // deeper (rtl/README-timing.md, cxl_switch_port).
+    wire [RC-1:0]    lc_v;
+    wire [RC*12-1:0] lc_id;
+    genvar gl;
     generate
-        for (gl = 0; gl < 2; gl = gl + 1) begin : g_lk
-            // kept nets: the mapper then keeps the tree's RL selects instead of merging it with
-            // the compares and the decisions after it into a deeper net
-            (* keep *) wire [2*RP-1:1]     hh;   // a candidate under node k hit
-            (* keep *) wire [2*RP*FW-1:FW] tt;   // fields of the lowest hit under node k
-            for (gt = 0; gt < RP; gt = gt + 1) begin : g_leaf
-                if (gt < N) begin : g_pid
-                    assign hh[RP + gt] = cfg_role[gt*2 +: 2] != ROLE_FAB && cfg_pid[gt*12 +: 12] == lk_key[gl*12 +: 12];
-                end else if (gt < RC) begin : g_rt
-                    assign hh[RP + gt] = rt_valid[gt-N] && rt_dpid[(gt-N)*12 +: 12] == lk_key[gl*12 +: 12];
-                end else begin : g_pad
-                    assign hh[RP + gt] = 1'b0;
-                end
-                assign tt[(RP + gt)*FW +: FW] = lk_f[(gl*RP + gt)*FW +: FW];
-            end
-            for (gt = 1; gt < RP; gt = gt + 1) begin : g_node
-                assign hh[gt] = hh[2*gt] | hh[2*gt+1];
-                assign tt[gt*FW +: FW] = hh[2*gt] ? tt[2*gt*FW +: FW] : tt[(2*gt+1)*FW +: FW];
+        for (gl = 0; gl < RC; gl = gl + 1) begin : g_lc
+            if (gl < N) begin : g_pid
+                assign lc_v[gl] = cfg_role[gl*2 +: 2] != ROLE_FAB;
+                assign lc_id[gl*12 +: 12] = cfg_pid[gl*12 +: 12];
+            end else begin : g_rt
+                assign lc_v[gl] = rt_valid[gl-N];
+                assign lc_id[gl*12 +: 12] = rt_dpid[(gl-N)*12 +: 12];
             end
         end
     endgenerate
-    assign rt = {g_lk[0].hh[1], g_lk[0].tt[FW +: FW]};
-    assign rq = {g_lk[1].hh[1], g_lk[1].tt[FW +: FW]};
+    cxl_switch_lookup #(.NC(RC), .FW(FW)) u_lk_m (
+        .key(lk_dpid), .cand_v(lc_v), .cand_id(lc_id), .cand_f(rf_m), .hit(rt[FW]), .f(rt[0 +: FW]));
+    cxl_switch_lookup #(.NC(RC), .FW(FW)) u_lk_c (
+        .key(rq_pbr), .cand_v(lc_v), .cand_id(lc_id), .cand_f(rf_c), .hit(rq[FW]), .f(rq[0 +: FW]));
     wire          rq_hit = rq[FW];
 
     // ---------------------------------------------------------------- stage 1: decode and route
@@ -642,9 +629,14 @@ module cxl_switch_port #(
     // class 0/1 queue takes only rec_now and a class 2/3 queue only conf_now.
     wire [NQ*4-1:0] w_n = r_noh & qrdy & {NQ*4{r_valid}};
     wire [NQ*4-1:0] w_c = r_coh & qrdy & {NQ*4{r_valid}};
+    // The terms formed from registers are kept nets, so that the answer meets them in one AND and
+    // one OR (the mapper otherwise factors the queue's write term out of an OR with the answer).
     wire [NQ*4-1:0] q_lo = {NQ{4'b0011}};   // class 0/1 queues
-    wire [NQ*4-1:0] q_we = (w_n & {NQ*4{!r_trk || (r_tres && !r_tconf)}}) | (w_c & {NQ*4{r_tres && r_tconf}})
-                         | (w_n & q_lo & {NQ*4{rec_now}}) | (w_c & ~q_lo & {NQ*4{conf_now}});
+    (* keep *) wire [NQ*4-1:0] q_we_e = (w_n & {NQ*4{!r_trk || (r_tres && !r_tconf)}})
+                                       | (w_c & {NQ*4{r_tres && r_tconf}});
+    (* keep *) wire [NQ*4-1:0] q_we_r = w_n & q_lo;    // takes the table's "recorded" answer
+    (* keep *) wire [NQ*4-1:0] q_we_c = w_c & ~q_lo;   // takes its "outstanding" answer
+    wire [NQ*4-1:0] q_we = q_we_e | (q_we_r & {NQ*4{rec_now}}) | (q_we_c & {NQ*4{conf_now}});
     // leaves this cycle: the terms that do not wait for the table are formed first
     wire can_n  = r_valid && (r_drop || |(r_noh & qrdy));     // its own outcome can be taken
     wire can_c  = r_valid && (r_cdrop || |(r_coh & qrdy));    // the answer can be taken
