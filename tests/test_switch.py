@@ -13,7 +13,7 @@ from tools.runner import rtl_sources, run_cocotb
 HDL = Path(__file__).resolve().parents[1] / "tb" / "switch" / "hdl"   # test-only wrappers
 
 SW_SRC = ["common/sync_fifo.v", "common/skid_buffer.v", "common/rr_arbiter.v", "switch/cxl_hdm_decode.v",
-          "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_xbar.v",
+          "switch/cxl_switch_lookup.v", "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_xbar.v",
           "switch/cxl_switch_cfg.v", "switch/cxl_switch_core.v"]
 
 

@@ -37,7 +37,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 SRC = ["common/sync_fifo.v", "common/skid_buffer.v", "common/rr_arbiter.v", "switch/cxl_hdm_decode.v",
-       "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_xbar.v",
+       "switch/cxl_switch_lookup.v", "switch/cxl_switch_port.v", "switch/cxl_switch_alloc.v", "switch/cxl_switch_xbar.v",
        "switch/cxl_switch_cfg.v", "switch/cxl_switch_core.v"]
 BUILD_ARGS = ("--output-split", "0", "-CFLAGS", "-O0")  # cycle counts do not depend on -O; builds do
 N = 8
