@@ -514,8 +514,11 @@ def test_formal_sat_engine(tmp_path: Path) -> None:
         assert status == want, name
 
 
+# About 3 minutes of z3 (170 s of a 2-core CI run), so the full regression's: `make formal` runs the
+# same broken variants with the intact proof.
+@pytest.mark.full
 def test_formal_home_agent_broken_variants_caught(tmp_path: Path) -> None:
-    """The home agent's depth-20 proof runs for over half an hour, so `make test` runs only its
+    """The home agent's depth-20 proof runs for over half an hour, so this test runs only its
     broken variants: each bounded search (three entries, FV_HA_NTXN; two free line bits,
     FV_HA_LINE_BITS) must end in a counterexample. The intact design's proof keeps two entries and
     every line bit. binv_busy_line's counterexample is 11 steps deep (the agent's stages), about
