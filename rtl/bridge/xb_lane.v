@@ -154,8 +154,8 @@ module xb_lane #(
         if (NLINE < 4 || NLINE > 4096 || (NLINE & (NLINE - 1)) != 0) begin : g_bad_nline
             xb_lane_parameter_error_NLINE_must_be_a_power_of_two_in_4_to_4096_12_bit_CQID u_stop ();
         end
-        if (SETS_L < 2 || (SETS_L & (SETS_L - 1)) != 0) begin : g_bad_sets
-            xb_lane_parameter_error_SETS_L_must_be_a_power_of_two_at_least_2 u_stop ();
+        if (SETS_L < 2 || (SETS_L & (SETS_L - 1)) != 0 || LB + SW > 45) begin : g_bad_sets
+            xb_lane_parameter_error_SETS_L_must_be_a_power_of_two_at_least_2_leaving_a_tag_bit u_stop ();
         end
         if (WBS < 2 || (WBS & (WBS - 1)) != 0 || LANES * WBS > 16'h4000) begin : g_bad_wbs
             xb_lane_parameter_error_WBS_must_be_a_power_of_two_2_to_0x4000_per_LANES u_stop ();
@@ -211,8 +211,20 @@ module xb_lane #(
     wire           i_p0   = e_wr && i_part && !i_ph;   // partial write line, nothing read yet
 
     // ------------------------------------------------------------------ cache tags, write buffer
+    // a set's tag is the line address above its set index (the set index and the lane bits
+    // below it are the set's and the lane's own, equal for every line stored there)
+    localparam integer TGL = LB + SW;      // lowest tag bit of a line address
     reg            c_tv [0:SETS_L-1];
-    reg [45:0]     c_tg [0:SETS_L-1];
+    reg [45-TGL:0] c_tg [0:SETS_L-1];
+    reg [SETS_L-1:0]          c_tvf;       // the same, flat (xb_lane_tg's inputs)
+    reg [SETS_L*(46-TGL)-1:0] c_tgf;
+    integer tf;
+    always @* begin
+        for (tf = 0; tf < SETS_L; tf = tf + 1) begin
+            c_tvf[tf] = c_tv[tf];
+            c_tgf[(46 - TGL) * tf +: 46 - TGL] = c_tg[tf];
+        end
+    end
     wire [SW-1:0]  i_set  = i_li[SW-1:0];
     reg [1:0]      wb_st   [0:WBS-1];
     reg [45:0]     wb_addr [0:WBS-1];
@@ -278,7 +290,11 @@ module xb_lane #(
         wire [SW-1:0]  set = la[LB +: SW];
         (* keep *) wire c0;                     // the tags hold it
         (* keep *) wire [WBS-1:0] a0;           // the write-buffer entries holding its address
-        assign c0 = c_tv[set] && (c_tg[set] == la);
+        wire tv;                                // its set's valid bit and tag (xb_lane_tg: the
+        wire [45-TGL:0] tg;                     // set select ahead of the compare)
+        xb_lane_tg #(.SETS(SETS_L), .TW(46 - TGL)) u_tg (
+            .tv(c_tvf), .tg(c_tgf), .set(set), .v(tv), .t(tg));
+        assign c0 = tv && (tg == la[45:TGL]);
         for (gk = 0; gk < WBS; gk = gk + 1) begin : g_k
             assign a0[gk] = (wb_addr[gk] == la);
         end
@@ -879,11 +895,11 @@ module xb_lane #(
             fl_v <= drs_fill_go;
             if (fl_v) begin
                 c_tv[fl_set] <= !fl_kill;
-                c_tg[fl_set] <= fl_la;
+                c_tg[fl_set] <= fl_la[45:TGL];
             end
             if (tw_i) begin
                 c_tv[i_set] <= 1'b1;
-                c_tg[i_set] <= i_la;
+                c_tg[i_set] <= i_la[45:TGL];
             end
         end
         fl_la <= la_drs;
