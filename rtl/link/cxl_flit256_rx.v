@@ -408,8 +408,17 @@ module cxl_flit256_rx #(
                 wire [1:0] a = (q == 0) ? 2'd0 : cnt3(3'(dv[((q > 0) ? q : 1)-1:0]));
                 wire [1:0] b = (q == 0) ? 2'd0 : cnt3(3'(tv[((q > 0) ? q : 1)-1:0]));
                 wire [4:0] d = 5'(s + 1) + {1'b0, a, b};   // 5-bit slot arithmetic
-                wire [4:0] t = d + 5'd4;                   // its trailer slot
-                wire [14:0] tm = (tv[q] && t < 5'(NSLOT)) ? (15'd1 << t) : 15'd0;
+                // its trailer slot s + 5 + {a, b}, one-hot (none past slot 14): each bit a compare
+                // of {a, b} with a constant, not a decode of the sum (a flit whose trailer would
+                // lie past slot 14 owes data past it: `past` rejects it)
+                wire [14:0] tm;
+                for (ga = 0; ga < NSLOT; ga = ga + 1) begin : g_t
+                    if (ga >= s + 5) begin : g_on
+                        assign tm[ga] = tv[q] && {a, b} == 4'(ga - s - 5);
+                    end else begin : g_off
+                        assign tm[ga] = 1'b0;
+                    end
+                end
                 wire [2:0] pcq = s1_pc[(s*4 + q)*3 +: 3];
                 assign tcs_q[q] = (pcq == 3'd2) ? tm : 15'd0;
                 assign tms_q[q] = (pcq == 3'd2) ? 15'd0 : tm;
@@ -611,20 +620,26 @@ module cxl_flit256_rx #(
     // ================================================================ stage 4: counts and ranks
     // Per class the flit's total (a tree of the four group sums) and its checks: the group
     // limits AB, BC, CD and MAXM; the DA limit crosses flits (prev_d, the previous committed
-    // flit's group D count), so it is formed here as a table over every prev_d value and indexed
-    // at the output. The runs: run j of class c comes from the header slot with j runs of c
-    // before it (the runs of the groups before its group plus those before it in its group);
-    // only the (run, slot) pairs a flit within the group limits can use are built (slots 0..7
-    // hold at most L runs of a class, slots 8..14 2L, data classes MAXD); any other flit is
-    // rejected as grp_err or max_err, which zeroes the outputs. Line i of a data class is the DH
-    // with i DHs before it (counted up to 3 the same way).
+    // flit's group D count). While a flit is in this stage, the flit on the outputs (stage 4's
+    // registers) is the only one that can change prev_d before it reaches them, so its DA check
+    // is formed here for both values prev_d can then hold: prev_d as it is (dak) and the group D
+    // count of the flit on the outputs (dan, which prev_d takes when that flit is committed good);
+    // the outputs pick one by a registered bit (upd_r). The runs: run j of class c comes from the
+    // header slot with j runs of c before it (the runs of the groups before its group plus those
+    // before it in its group); only the (run, slot) pairs a flit within the group limits can use
+    // are built (slots 0..7 hold at most L runs of a class, slots 8..14 2L, data classes MAXD);
+    // any other flit is rejected as grp_err or max_err, which zeroes the outputs. Line i of a data
+    // class is the DH with i DHs before it (counted up to 3 the same way).
+    reg  [6*5-1:0]   prev_d;             // the previous committed good payload flit's group D counts
+    reg              upd_r;              // the flit on the outputs last cycle set prev_d
+    reg  [6*5-1:0]   s4_gd3;             // the stage-4 flit's group D counts (stage 4 register)
     wire [6*5-1:0]   tot;
-    wire [6*32-1:0]  tab;                // [c*32 + v]: prev_d = v would break the DA limit
+    wire [5:0]       dak, dan;           // class c breaks the DA limit with prev_d kept / with s4_gd3
     wire [5:0]       gerr, merr;
     wire [6*MAXM*NSLOT-1:0] sel;         // [(c*MAXM + j)*NSLOT + s]: run j of class c is slot s
     wire [6*5-1:0]   nrun;
     wire [2*3*NPOS-1:0] lsel;            // [(d*3 + i)*NPOS + p]: line i of data class d is the DH at p
-    genvar gv, gj, gp;
+    genvar gj, gp;
     generate
         for (gc = 0; gc < 6; gc = gc + 1) begin : g_t4
             localparam [4:0] L5 = glim(3'(gc));
@@ -638,9 +653,9 @@ module cxl_flit256_rx #(
             assign tot[gc*5 +: 5] = (g0 + g1) + (g2 + g3);
             assign gerr[gc] = (g0 + g1 > L5) || (g1 + g2 > L5) || (g2 + g3 > L5);
             assign merr[gc] = tot[gc*5 +: 5] > 5'(MAXM);
-            for (gv = 0; gv < 32; gv = gv + 1) begin : g_v
-                assign tab[gc*32 + gv] = (5'(gv) + g0 > L5);
-            end
+            // 5-bit sums: a group D count is at most 12 (3 slots) and g0 at most 16, so no wrap
+            assign dak[gc] = prev_d[gc*5 +: 5] + g0 > L5;
+            assign dan[gc] = s4_gd3[gc*5 +: 5] + g0 > L5;
             wire [2:0] r0 = s3_grc[(0*6 + gc)*3 +: 3];
             wire [2:0] r1g = s3_grc[(1*6 + gc)*3 +: 3];
             wire [2:0] r2g = s3_grc[(2*6 + gc)*3 +: 3];
@@ -692,8 +707,8 @@ module cxl_flit256_rx #(
     reg                s4_v;
     reg  [CRW-1:0]     s4_cr;     // the carried fields (s1_cr)
     reg                s4_err;
-    reg  [6*5-1:0]     s4_tot, s4_nrun, s4_gd3;
-    reg  [6*32-1:0]    s4_tab;
+    reg  [6*5-1:0]     s4_tot, s4_nrun;
+    reg                s4_dak, s4_dan;  // some class breaks the DA limit with prev_d kept / replaced by s4_gd3
     reg  [6*MAXM*NSLOT-1:0] s4_sel;
     reg  [NSLOT*6*3-1:0] s4_nsc;
     reg  [NSLOT*6-1:0] s4_qf;
@@ -709,7 +724,8 @@ module cxl_flit256_rx #(
         s4_tot   <= tot;
         s4_nrun  <= nrun;
         s4_gd3   <= s3_gcnt[3*6*5 +: 6*5];
-        s4_tab   <= tab;
+        s4_dak   <= |dak;
+        s4_dan   <= |dan;
         s4_sel   <= sel;
         s4_nsc   <= s3_nsc;
         s4_qf    <= s3_qf;
@@ -730,17 +746,11 @@ module cxl_flit256_rx #(
     assign pay_type  = s4_pay;
     assign crc_ok    = (s4_syn == (s4_pay ? crc_seq : 64'd0));
 
-    // Group DA crosses flits: the previous committed flit's group D count (prev_d, a register)
-    // plus this flit's group A count above the limit, read from stage 4's table.
-    reg  [6*5-1:0] prev_d;
-    wire [5:0]     da_hit;
-    generate
-        for (gc = 0; gc < 6; gc = gc + 1) begin : g_da
-            wire [31:0] t = s4_tab[gc*32 +: 32];
-            assign da_hit[gc] = t[prev_d[gc*5 +: 5]];
-        end
-    endgenerate
-    wire da_err = |da_hit;
+    // Group DA crosses flits: the previous committed flit's group D count (prev_d) plus this
+    // flit's group A count above the limit. Stage 4 formed it for prev_d kept and for prev_d
+    // replaced by the flit then ahead of this one; upd_r says whether that flit was committed good
+    // (so prev_d now holds its count).
+    wire da_err = upd_r ? s4_dan : s4_dak;
 
     // ---------------------------------------------------------------- verdict
     wire err  = s4_hdr_err || (s4_pay && (s4_err || da_err));
@@ -843,8 +853,13 @@ module cxl_flit256_rx #(
 
     // ---------------------------------------------------------------- state: group D counts
     always @(posedge clk) begin
-        if (rst) prev_d <= 30'd0;
-        else if (commit && good_pay) prev_d <= s4_gd3;
+        if (rst) begin
+            prev_d <= 30'd0;
+            upd_r  <= 1'b0;
+        end else begin
+            if (commit && good_pay) prev_d <= s4_gd3;
+            upd_r <= commit && good_pay;
+        end
     end
 endmodule
 `default_nettype wire

@@ -313,6 +313,7 @@ module cxl_link #(
     wire [4:0]        rx_ctl_nr;
     wire [5:0]        rxb_ovf;      // an RX buffer overflowed
     wire              in_seq = (lrsm == S_NORMAL) && !link_fatal;
+    wire [7:0]        eseq_inc = ({1'b0, eseq} + 9'd1 >= wrap) ? 8'd0 : eseq + 8'd1;  // ESeq after a commit
     // The received flit judged this cycle (its CRC, decode and acceptance below): 256B the one at
     // rx_flit 4 cycles before (cxl_flit256_rx is a 4-stage pipeline), 68B the one at rx_flit the
     // cycle before (cxl_flit68_rx's stage F registers it).
@@ -662,13 +663,26 @@ module cxl_link #(
             // The RX pipeline takes the flit as received; its outputs describe the flit of 4
             // cycles earlier (rx_fv), whose CRC field holds the sequence term of the ESeq it is
             // checked against now (SEQ_CRC, payload flits: rx_pay_o), so that term is an input of
-            // the output stage.
-            wire [FLIT_W-1:0] rx_term = (SEQ_CRC != 0) ? seq_term(eseq) : {FLIT_W{1'b0}};
+            // the output stage. The term of the current eseq is a register (term_q) that follows
+            // eseq (0 at reset, the term of eseq_inc on rx_commit, the only eseq change in this
+            // mode), so the CRC check does not wait for the term's XOR tree over eseq.
+            wire [63:0] rx_term;
+            if (SEQ_CRC != 0) begin : g_seq
+                reg  [63:0]       term_q;
+                wire [FLIT_W-1:0] t_inc = seq_term(eseq_inc);
+                wire unused_t = &{1'b0, t_inc[FLIT_W-1:CRC_LSB+64], t_inc[CRC_LSB-1:0]};
+                always @(posedge clk) begin
+                    if (rst) term_q <= 64'd0;
+                    else if (rx_commit) term_q <= t_inc[CRC_LSB +: 64];
+                end
+                assign rx_term = term_q;
+            end else begin : g_noseq
+                assign rx_term = 64'd0;
+            end
             assign rx_seqd = (SEQ_CRC != 0) && rx_pay_o;   // payload flits are checked against ESeq
-            wire unused_term = &{1'b0, rx_term[FLIT_W-1:CRC_LSB+64], rx_term[CRC_LSB-1:0]};
             cxl_flit256_rx #(.ROLE(ROLE), .PBR(PBR), .MAXM(MAXM)) u_rx (
                 .clk(clk), .rst(rst), .flit_valid(rx_flit_valid), .flit(rx_flit),
-                .out_valid(rx_fv), .pay_type(rx_pay_o), .crc_seq(rx_term[CRC_LSB +: 64]),
+                .out_valid(rx_fv), .pay_type(rx_pay_o), .crc_seq(rx_term),
                 .commit(rx_commit), .crc_ok(rx_crc_ok),
                 .retryable(rx_retryable), .ctl_kind(rx_ctl_kind), .ctl_eseq(rx_ctl_eseq),
                 .ctl_num_retry(rx_ctl_nr), .ctl_empty(rx_ctl_empty), .ack_cnt(rx_ack),
@@ -805,7 +819,6 @@ module cxl_link #(
     assign dbg_rx_overflow = |rxb_ovf;
 
     // ------------------------------------------------------------------ sequential control
-    wire [7:0] eseq_inc  = ({1'b0, eseq} + 9'd1 >= wrap) ? 8'd0 : eseq + 8'd1;
     wire [8:0] free_add  = {1'b0, num_free} + {1'b0, rx_upd_ack};
     // next free count with and without a flit stored this cycle, each capped at the depth: the
     // store (late, after the flit-kind decision) only picks one
