@@ -189,6 +189,7 @@ module xb_hbm_ctrl #(
     reg [TW-1:0]    s_e    [0:INFLIGHT-1];   // end of the slot's data burst (col + tBURST)
     reg [TW-1:0]    s_l    [0:INFLIGHT-1];   // col + 1 - tBURST: a burst starting in [s_l, s_e) overlaps it
     reg [TW-1:0]    s_d    [0:INFLIGHT-1];   // reserved completion cycle
+    reg             s_z    [0:INFLIGHT-1];   // s_r && s_d == 0: the slot completes in this cycle
     reg             s_we   [0:INFLIGHT-1];
     reg [IDX_W-1:0] s_idx  [0:INFLIGHT-1];
     reg [TAG_W-1:0] s_tag  [0:INFLIGHT-1];
@@ -213,6 +214,7 @@ module xb_hbm_ctrl #(
     reg                t_v;      // T (S3 -> S4)
     reg [SL_W-1:0]     t_sl;
     reg [TW-1:0]       t_e;      // q_e of the access (relative to the cycle before S4)
+    reg [INFLIGHT-1:0] t_ez;     // t_ez[k]: t_e + tCL - 2 + k == 0 (mod 2^TW)
     reg [INFLIGHT-1:0] t_tk;     // completion offsets held by the reservations S3 saw
     reg [2*INFLIGHT-2:0] t_dd;   // t_dd[I-1+m]: raw done of the access in T + m = that of the
                                  // access in S4 when it was in S3's cycle, m in (-I, I)
@@ -313,7 +315,7 @@ module xb_hbm_ctrl #(
             if (s_b[i]) busy_s = 1'b1;
             if (s_a[i]) held = 1'b1;
             if (!s_a[i]) begin free_any = 1'b1; free_i = SL_W'(i); end
-            if (s_r[i] && s_d[i] == {TW{1'b0}}) begin pop = 1'b1; pop_i = SL_W'(i); end
+            if (s_z[i]) begin pop = 1'b1; pop_i = SL_W'(i); end
         end
     end
 
@@ -460,6 +462,7 @@ module xb_hbm_ctrl #(
     endfunction
     reg [INFLIGHT-1:0] tk, tk4, fz;
     reg [TW-1:0]       q_d;
+    reg                q_z;      // q_d == 0
     integer j, k;
     always @* begin
         tk = {INFLIGHT{1'b0}};
@@ -476,6 +479,9 @@ module xb_hbm_ctrl #(
         q_d = {TW{1'b0}};
         for (k = 0; k < I; k = k + 1)
             if (fz[k]) q_d = q_d | add_s[(A_D + k)*TW +: TW];
+        // q_d == 0 without forming q_d: the picked offset's t_e + tCL - 2 + k is 0 (t_ez, the
+        // compares of t_e with a constant per offset, registered with t_e), or no offset is free
+        q_z = &tk4 || |(fz & t_ez);
     end
 
     // the access in S3 against the one in S4: raw done + k equals the other's raw done + j iff
@@ -596,6 +602,7 @@ module xb_hbm_ctrl #(
             for (bi = 0; bi < INFLIGHT; bi = bi + 1) begin
                 s_a[bi] <= 1'b0; s_b[bi] <= 1'b0; s_r[bi] <= 1'b0;
             end
+            for (bi = 0; bi < INFLIGHT; bi = bi + 1) s_z[bi] <= 1'b0;
         end else begin
             cnt  <= cnt_inc;
             cnt1 <= cnt1_inc;
@@ -619,6 +626,10 @@ module xb_hbm_ctrl #(
                 s_e[bi] <= dec_y[(D_SL + 3 * bi + 0)*TW +: TW];
                 s_l[bi] <= dec_y[(D_SL + 3 * bi + 1)*TW +: TW];
                 s_d[bi] <= dec_y[(D_SL + 3 * bi + 2)*TW +: TW];
+                // a reservation counting down reaches 0 in the next cycle (s_d counts down to 0
+                // and stays), unless it completes in this one; the slot S4 reserves takes q_z
+                s_z[bi] <= (t_v && t_sl == SL_W'(bi)) ? q_z :
+                           s_r[bi] && s_d[bi][TW-1:1] == {(TW - 1){1'b0}} && !(pop && pop_i == SL_W'(bi));
             end
             if (do_ref) begin
                 // REFsb on the oldest owed bank: precharge (after tRAS and the last burst), then tRFC
@@ -675,6 +686,7 @@ module xb_hbm_ctrl #(
             if (q_v) begin
                 t_sl <= q_sl;
                 t_e  <= q_e;
+                for (bi = 0; bi < INFLIGHT; bi = bi + 1) t_ez[bi] <= (q_e == TW'(2 - T_CL - bi));
                 t_tk <= tk;
                 t_dd <= dd;
             end
