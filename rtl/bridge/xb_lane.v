@@ -687,16 +687,20 @@ module xb_lane #(
 
     // The completions count their counters down one cycle after they arrive (their slot's counter
     // index and the event registered), so a counter's update starts at flip-flops; a line held by a
-    // counter waits one cycle longer, never less.
+    // counter waits one cycle longer, never less. The index is registered decoded (one bit per
+    // counter), so each counter reads its own bit instead of comparing the index.
     reg            dq_drs, dq_hd, dq_hrr, dq_hrw, dq_nd;
-    reg  [HZW-1:0] sq_drs, sq_hd, sq_hr, sq_nd;
+    reg  [HZ-1:0]  sq_drs, sq_hd, sq_hr, sq_nd;
     always @(posedge clk) begin
         if (rst) begin
             dq_drs <= 1'b0; dq_hd <= 1'b0; dq_hrr <= 1'b0; dq_hrw <= 1'b0; dq_nd <= 1'b0;
         end else begin
             dq_drs <= d_drs; dq_hd <= d_hd; dq_hrr <= d_hrr; dq_hrw <= d_hrw; dq_nd <= d_nd;
         end
-        sq_drs <= s_drs; sq_hd <= s_hd; sq_hr <= s_hr; sq_nd <= s_nd;
+        sq_drs <= {{(HZ - 1){1'b0}}, 1'b1} << s_drs;
+        sq_hd  <= {{(HZ - 1){1'b0}}, 1'b1} << s_hd;
+        sq_hr  <= {{(HZ - 1){1'b0}}, 1'b1} << s_hr;
+        sq_nd  <= {{(HZ - 1){1'b0}}, 1'b1} << s_nd;
     end
     // Next counter values: the registered completions of a counter (0-3, as a one-hot count)
     // select among the counter minus 0..3 and plus 1 minus 0..3 and their nonzero flags, all formed
@@ -710,9 +714,8 @@ module xb_lane #(
     generate for (gh = 0; gh < HZ; gh = gh + 1) begin : g_hz
         reg  [CNW-1:0] rd_c, wr_c;             // CXL reads / direct or coherent writes outstanding
         (* keep *) wire [3:0] rn1, wn1;        // registered completions of the counter, one-hot count
-        assign rn1 = cnt1h({dq_drs && sq_drs == HZW'(gh), dq_hd && sq_hd == HZW'(gh),
-                            dq_hrr && sq_hr == HZW'(gh)});
-        assign wn1 = cnt1h({1'b0, dq_nd && sq_nd == HZW'(gh), dq_hrw && sq_hr == HZW'(gh)});
+        assign rn1 = cnt1h({dq_drs && sq_drs[gh], dq_hd && sq_hd[gh], dq_hrr && sq_hr[gh]});
+        assign wn1 = cnt1h({1'b0, dq_nd && sq_nd[gh], dq_hrw && sq_hr[gh]});
         // the counter plus 1, minus 0..3 (index 0..4 = c + 1 - index) and their nonzero flags
         (* keep *) wire [5*CNW-1:0] rcv, wcv;
         (* keep *) wire [4:0]       rcz, wcz;
