@@ -1,7 +1,7 @@
 `default_nettype none
-// Due flags of one response queue of sp_mem_node. The queue's payload is a sync_fifo; this block
-// shadows it entry by entry (its own write and read pointers follow the same push and pop, so they
-// always equal the FIFO's) and tells whether the head entry is due:
+// Due flags of one response queue of sp_mem_node. The queue's payload is an sp_mem_q; this block
+// shadows it entry by entry (its own write and read pointers follow the same push and pop, so
+// entry k here is the queue's k-th oldest) and tells whether the head entry is due:
 //     head_due = ($signed(now - due_time_of_head) >= 0)        (32-bit wrap-safe, as TW bits)
 // without a TW-bit subtraction after the head read. Each entry keeps `last` = its due time - 1
 // and a flag equal to the compare above for the current cycle. The compare only changes when
@@ -12,7 +12,7 @@
 // the head will have in the next cycle, read at the next read pointer, so the queue's pop (and
 // its count update in sync_fifo) starts from a flip-flop.
 module sp_mem_due #(
-    parameter integer DEPTH = 32,   // entries of the shadowed sync_fifo (>= 2, as there)
+    parameter integer DEPTH = 32,   // entries of the shadowed queue (>= 2)
     parameter integer TW    = 32    // timestamp width, 2..64
 ) (
     input  wire          clk,

@@ -17,7 +17,7 @@
 // takes its data when the Req is accepted (a read and a write of one line accepted in the same
 // cycle: the read sees the old data).
 module sp_mem_node #(
-    parameter integer DEPTH = 32,              // outstanding requests per class
+    parameter integer DEPTH = 32,              // outstanding requests per class, >= 3 (sp_mem_q)
     parameter integer LAT_W = 16,              // width of `lat`, 1..32
     parameter integer AW    = 4,               // stored lines = 2^AW (1..24); the co-simulation sets 18
     parameter [17:0]  DATA_TAG = 18'h3C0DE     // upper bits of each 64-bit word of an unwritten line
@@ -125,11 +125,10 @@ module sp_mem_node #(
     sp_mem_due #(.DEPTH(DEPTH), .TW(TW)) u_rd_due (
         .clk(clk), .rst(rst), .push(m2s_req_valid && m2s_req_ready), .pop(s2m_drs_valid && s2m_drs_ready),
         .in_last(due_m1), .in_due(in_due), .now(now), .head_due(rd_due));
-    /* verilator lint_off PINCONNECTEMPTY */
-    sync_fifo #(.WIDTH(RDW), .DEPTH(DEPTH)) u_rd (
+    // the queue's head is a register (sp_mem_q): the response leaves from flip-flops
+    sp_mem_q #(.WIDTH(RDW), .DEPTH(DEPTH)) u_rd (
         .clk(clk), .rst(rst), .in_valid(m2s_req_valid), .in_ready(m2s_req_ready), .in_data(rd_in),
-        .out_valid(rd_v), .out_ready(s2m_drs_valid && s2m_drs_ready), .out_data(rd_q), .count());
-    /* verilator lint_on PINCONNECTEMPTY */
+        .out_valid(rd_v), .out_ready(s2m_drs_valid && s2m_drs_ready), .out_data(rd_q));
     assign s2m_drs_valid = rd_v && rd_due;
     assign s2m_drs_data  = rd_q[511:0];
     assign s2m_drs_hdr   = drs_hdr(rd_q[512 + 4 +: 16], rd_q[512 +: 4]);
@@ -142,11 +141,9 @@ module sp_mem_node #(
     sp_mem_due #(.DEPTH(DEPTH), .TW(TW)) u_wr_due (
         .clk(clk), .rst(rst), .push(wr_fire), .pop(s2m_ndr_valid && s2m_ndr_ready),
         .in_last(due_m1), .in_due(in_due), .now(now), .head_due(wr_due));
-    /* verilator lint_off PINCONNECTEMPTY */
-    sync_fifo #(.WIDTH(WRW), .DEPTH(DEPTH)) u_wr (
+    sp_mem_q #(.WIDTH(WRW), .DEPTH(DEPTH)) u_wr (
         .clk(clk), .rst(rst), .in_valid(m2s_rwd_valid), .in_ready(m2s_rwd_ready), .in_data(wr_in),
-        .out_valid(wr_v), .out_ready(s2m_ndr_valid && s2m_ndr_ready), .out_data(wr_q), .count());
-    /* verilator lint_on PINCONNECTEMPTY */
+        .out_valid(wr_v), .out_ready(s2m_ndr_valid && s2m_ndr_ready), .out_data(wr_q));
     assign s2m_ndr_valid = wr_v && wr_due;
     assign s2m_ndr_hdr   = ndr_hdr(wr_q[4 +: 16], wr_q[3:0]);
 
