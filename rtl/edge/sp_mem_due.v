@@ -35,7 +35,7 @@ module sp_mem_due #(
         end
     endgenerate
 
-    localparam integer  AW   = $clog2(DEPTH);
+    localparam integer  AW   = (DEPTH < 2) ? 1 : $clog2(DEPTH);   // >= 1, so an illegal DEPTH reaches its named error
     localparam [AW-1:0] LAST = AW'(DEPTH - 1);
 
     reg  [TW-1:0]    last [0:DEPTH-1];   // due time - 1 of each entry
@@ -49,7 +49,9 @@ module sp_mem_due #(
     wire [AW-1:0] rd_inc = (rd_ptr == LAST) ? {AW{1'b0}} : rd_ptr + 1'b1;
     // the head in the next cycle is the entry at rd_inc after a pop, else the one at rd_ptr; when
     // the FIFO is empty both pointers are equal, so a push into an empty FIFO writes the entry at
-    // rd_ptr, which is then the head. Both flags are read before the pop picks one.
+    // rd_ptr, which is then the head. Both flags are read before the pop picks one, in an AND-OR
+    // (not a ?: of the two reads, which yosys' opt_share turns into one read at a pop-selected
+    // index and so puts the pop, a late input, in front of the DEPTH-way read tree).
     wire head_inc = flag_nx[rd_inc];
     wire head_ptr = flag_nx[rd_ptr];
 
@@ -76,7 +78,7 @@ module sp_mem_due #(
             if (push) wr_ptr <= wr_inc;
             if (pop)  rd_ptr <= rd_inc;
             flag     <= flag_nx;
-            head_due <= pop ? head_inc : head_ptr;
+            head_due <= (pop & head_inc) | (~pop & head_ptr);
         end
     end
 endmodule
