@@ -92,8 +92,14 @@ module sp_mem_node #(
     wire [45:0]   wr_line = m2s_rwd_hdr[CXL_M2S_RWD_ADDR_LSB +: 46];
     wire [AW-1:0] rd_idx  = rd_line[AW-1:0];
     wire [AW-1:0] wr_idx  = wr_line[AW-1:0];
-    wire          rd_hit  = mval[rd_idx] && (mkey[rd_idx] == rd_line[45:AW]);
-    wire [511:0]  rd_now  = rd_hit ? mem[rd_idx] : image(rd_line);
+    // the stored line's read and the hit are kept nets, so the hit meets them in one 2:1 select:
+    // mapped as one cone, ABC pushed the hit into the line read's 2^AW-way select tree (18 levels
+    // at AW = 4 against 13)
+    (* keep *) wire [511:0] rd_mem;
+    (* keep *) wire         rd_hit;
+    assign rd_mem = mem[rd_idx];
+    assign rd_hit = mval[rd_idx] && (mkey[rd_idx] == rd_line[45:AW]);
+    wire [511:0]  rd_now  = rd_hit ? rd_mem : image(rd_line);
     wire          wr_fire = m2s_rwd_valid && m2s_rwd_ready;
 
     always @(posedge clk) begin
