@@ -695,9 +695,12 @@ module xbridge_core #(
     wire rb_f1  = (rob_cnt != (RW+1)'(NROB - 1));       // ... after one more
 
     // line slots: cleared for an entering request, set by the lanes' completions (every event
-    // names a distinct outstanding slot), data written with the completion. A lane's issue-time
-    // event (0: forward, buffered write, skipped line) is its latest signal: the other events and
-    // the slot's own state are kept nets, so event 0 meets them in the last gates.
+    // names a distinct outstanding slot), data written with the completion. The events meet the
+    // slot's state in three tiers of kept nets, the latest last: the slot's state and the early
+    // events (o_*), then the home agent's H2D data (3) and H2D response (4), whose valids come
+    // through the lane's slot lookup of the agent's queue outputs (m_*), then the lanes' issue-time
+    // event (0: forward, buffered write, skipped line), the latest signal, in the last gates.
+    localparam [5:0] MID_EV = 6'b011000;    // per lane event index: the middle tier
     wire [NLINE-1:0] l_clr = enter ? m_ent : {NLINE{1'b0}};
     genvar gsl, gse;
     generate for (gsl = 0; gsl < NLINE; gsl = gsl + 1) begin : g_ls
@@ -713,31 +716,48 @@ module xbridge_core #(
                 assign wd[4 * (gse / 6) + gse % 6] = hit[gse] && cp_dv[4 * (gse / 6) + gse % 6];
             end
         end
-        // the events other than the lanes' event 0, and the slot's state after the clearing
-        (* keep *) wire o_done, o_err, o_we;
-        (* keep *) wire [511:0] o_dat;
-        reg [6*LANES-1:0] late;            // the lanes' event 0
-        reg [4*LANES-1:0] lated;
-        reg [511:0] od;
+        // tier masks: ev0 the issue-time events, mid the middle tier, by event and by data event
+        reg [6*LANES-1:0] ev0, mid;
+        reg [4*LANES-1:0] ev0d, midd;
+        reg [511:0] od, md;
         integer f;
         always @* begin
-            late = {6*LANES{1'b0}}; lated = {4*LANES{1'b0}};
-            for (f = 0; f < LANES; f = f + 1) begin
-                late[6 * f] = 1'b1; lated[4 * f] = 1'b1;
+            for (f = 0; f < 6 * LANES; f = f + 1) begin
+                ev0[f] = (f % 6 == 0); mid[f] = MID_EV[f % 6];
             end
+            for (f = 0; f < 4 * LANES; f = f + 1) begin
+                ev0d[f] = (f % 4 == 0); midd[f] = MID_EV[f % 4];
+            end
+        end
+        // tier o: the early events and the slot's state after the clearing
+        (* keep *) wire o_done, o_err, o_we;
+        (* keep *) wire [511:0] o_dat;
+        always @* begin
             od = 512'd0;
             for (f = 0; f < 4 * LANES; f = f + 1)
-                if (!lated[f]) od = od | (cp_dat[512 * f +: 512] & {512{wd[f]}});
+                if (!ev0d[f] && !midd[f]) od = od | (cp_dat[512 * f +: 512] & {512{wd[f]}});
         end
-        assign o_done = (|(hit & ~late)) || (done && !l_clr[gsl]);
-        assign o_err  = (|(hit & cp_err & ~late)) || (err && !l_clr[gsl]);
-        assign o_we   = |(wd & ~lated);
+        assign o_done = (|(hit & ~ev0 & ~mid)) || (done && !l_clr[gsl]);
+        assign o_err  = (|(hit & cp_err & ~ev0 & ~mid)) || (err && !l_clr[gsl]);
+        assign o_we   = |(wd & ~ev0d & ~midd);
         assign o_dat  = od;
+        // tier m: the H2D data and response events on top of tier o
+        (* keep *) wire m_done, m_err, m_we;
+        (* keep *) wire [511:0] m_dat;
+        always @* begin
+            md = o_dat;
+            for (f = 0; f < 4 * LANES; f = f + 1)
+                if (midd[f] && wd[f]) md = cp_dat[512 * f +: 512];
+        end
+        assign m_done = (|(hit & mid)) || o_done;
+        assign m_err  = (|(hit & cp_err & mid)) || o_err;
+        assign m_we   = (|(wd & midd)) || o_we;
+        assign m_dat  = md;
         // the lanes' event 0
         reg          z_done, z_err, z_we;
         reg  [511:0] z_dat;
         always @* begin
-            z_done = 1'b0; z_err = 1'b0; z_we = 1'b0; z_dat = o_dat;
+            z_done = 1'b0; z_err = 1'b0; z_we = 1'b0; z_dat = m_dat;
             for (f = 0; f < LANES; f = f + 1) begin
                 z_done = z_done | hit[6 * f];
                 z_err  = z_err | (hit[6 * f] & cp_err[6 * f]);
@@ -749,10 +769,10 @@ module xbridge_core #(
             if (rst) begin
                 done <= 1'b0; err <= 1'b0;
             end else begin
-                done <= z_done || o_done;
-                err  <= z_err || o_err;
+                done <= z_done || m_done;
+                err  <= z_err || m_err;
             end
-            if (z_we || o_we) dat <= z_dat;
+            if (z_we || m_we) dat <= z_dat;
         end
         assign l_done[gsl] = done;
         assign l_err[gsl]  = err;
