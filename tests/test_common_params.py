@@ -1,4 +1,4 @@
-"""Parameter limits of rtl/common, rtl/link and rtl/switch stop elaboration and name the rule
+"""Parameter limits of rtl/common, rtl/link, rtl/switch, rtl/edge and the bridge's cache-tag select stop elaboration and name the rule
 (the `<module>_parameter_error_<rule>` idiom, rtl/common/README.md), also under -Wno-fatal as the
 simulation builds run. Legal values next to each limit elaborate (the defaults: `make lint`)."""
 from __future__ import annotations
@@ -40,6 +40,18 @@ ILLEGAL = [
     ("cxl_hdm_decode", {"MAXW": 17}, "MAXW_must_be_1_to_16"),
     ("cxl_hdm_decode", {"TW": 11}, "TW_must_be_12_to_16"),
     ("cxl_switch", {"PBR_MASK": 2}, "PBR_MASK_needs_FLIT_MODE_1"),
+    ("cxl_switch_lookup", {"NC": 0}, "NC_must_be_at_least_1"),
+    ("cxl_switch_lookup", {"FW": 0}, "FW_must_be_at_least_1"),
+    ("xb_lane_tg", {"SETS": 3}, "SETS_a_power_of_two_at_least_2_and_TW_at_least_1"),
+    ("xb_lane_tg", {"SETS": 1}, "SETS_a_power_of_two_at_least_2_and_TW_at_least_1"),
+    ("sp_mem_q", {"DEPTH": 2}, "DEPTH_must_be_at_least_3"),
+    ("sp_mem_q", {"WIDTH": 0}, "WIDTH_must_be_at_least_1"),
+    ("sp_mem_due", {"DEPTH": 1}, "DEPTH_must_be_at_least_2"),
+    ("sp_mem_due", {"TW": 65}, "TW_must_be_2_to_64"),
+    ("sp_mem_node", {"AW": 25}, "AW_must_be_1_to_24"),
+    ("sp_hop", {"LINKS": 2}, "LINKS_must_be_0_or_1"),
+    ("sp_flit_wire", {"W": 1}, "W_must_be_2_to_4096_and_SEED_nonzero"),
+    ("sp_rack_edge", {"NBR": 3}, "NBR_1_to_2_LINKS_and_CASC_FLIT_0_or_1"),
 ]
 
 
@@ -56,6 +68,8 @@ def test_illegal_parameters_are_refused_at_elaboration(top: str, params: dict[st
     ("ks_adder", {"WIDTH": 64}), ("ks_adder", {"WIDTH": 1}),
     ("gt_tree", {"WIDTH": 64}), ("gt_tree", {"WIDTH": 1}), ("dn_floor", {"WIDTH": 64}), ("dn_floor", {"WIDTH": 1}),
     ("cxl_flit256_rxq", {"DEPTH": 255}), ("cxl_switch_cfg", {"N": 16, "NDEC": 8, "NRT": 256}),
+    ("cxl_switch_lookup", {"NC": 1, "FW": 1}), ("xb_lane_tg", {"SETS": 2}), ("sp_mem_q", {"DEPTH": 3}),
+    ("sp_mem_due", {"DEPTH": 2, "TW": 64}), ("sp_mem_node", {"AW": 1}),
 ])
 def test_limits_themselves_elaborate(top: str, params: dict[str, int]) -> None:
     rc, out = elaborate(top, params)
