@@ -701,6 +701,21 @@ module xbridge_core #(
     // through the lane's slot lookup of the agent's queue outputs (m_*), then the lanes' issue-time
     // event (0: forward, buffered write, skipped line), the latest signal, in the last gates.
     localparam [5:0] MID_EV = 6'b011000;    // per lane event index: the middle tier
+    // a per-lane event mask repeated over the lanes: by event (6 per lane) and by data event (the
+    // first 4 events of a lane carry data)
+    function automatic [6*LANES-1:0] ev_mask(input [5:0] m);
+        integer k;
+        for (k = 0; k < 6 * LANES; k = k + 1) ev_mask[k] = m[k % 6];
+    endfunction
+    function automatic [4*LANES-1:0] dv_mask(input [5:0] m);
+        integer k;
+        for (k = 0; k < 4 * LANES; k = k + 1) dv_mask[k] = m[k % 4];
+    endfunction
+    // the tiers' masks: EV0 the issue-time events, MID the middle tier
+    localparam [6*LANES-1:0] EV0  = ev_mask(6'b000001);
+    localparam [6*LANES-1:0] MID  = ev_mask(MID_EV);
+    localparam [4*LANES-1:0] EV0D = dv_mask(6'b000001);
+    localparam [4*LANES-1:0] MIDD = dv_mask(MID_EV);
     wire [NLINE-1:0] l_clr = enter ? m_ent : {NLINE{1'b0}};
     genvar gsl, gse;
     generate for (gsl = 0; gsl < NLINE; gsl = gsl + 1) begin : g_ls
@@ -716,30 +731,19 @@ module xbridge_core #(
                 assign wd[4 * (gse / 6) + gse % 6] = hit[gse] && cp_dv[4 * (gse / 6) + gse % 6];
             end
         end
-        // tier masks: ev0 the issue-time events, mid the middle tier, by event and by data event
-        reg [6*LANES-1:0] ev0, mid;
-        reg [4*LANES-1:0] ev0d, midd;
         reg [511:0] od, md;
         integer f;
-        always @* begin
-            for (f = 0; f < 6 * LANES; f = f + 1) begin
-                ev0[f] = (f % 6 == 0); mid[f] = MID_EV[f % 6];
-            end
-            for (f = 0; f < 4 * LANES; f = f + 1) begin
-                ev0d[f] = (f % 4 == 0); midd[f] = MID_EV[f % 4];
-            end
-        end
         // tier o: the early events and the slot's state after the clearing
         (* keep *) wire o_done, o_err, o_we;
         (* keep *) wire [511:0] o_dat;
         always @* begin
             od = 512'd0;
             for (f = 0; f < 4 * LANES; f = f + 1)
-                if (!ev0d[f] && !midd[f]) od = od | (cp_dat[512 * f +: 512] & {512{wd[f]}});
+                if (!EV0D[f] && !MIDD[f]) od = od | (cp_dat[512 * f +: 512] & {512{wd[f]}});
         end
-        assign o_done = (|(hit & ~ev0 & ~mid)) || (done && !l_clr[gsl]);
-        assign o_err  = (|(hit & cp_err & ~ev0 & ~mid)) || (err && !l_clr[gsl]);
-        assign o_we   = |(wd & ~ev0d & ~midd);
+        assign o_done = (|(hit & ~EV0 & ~MID)) || (done && !l_clr[gsl]);
+        assign o_err  = (|(hit & cp_err & ~EV0 & ~MID)) || (err && !l_clr[gsl]);
+        assign o_we   = |(wd & ~EV0D & ~MIDD);
         assign o_dat  = od;
         // tier m: the H2D data and response events on top of tier o
         (* keep *) wire m_done, m_err, m_we;
@@ -747,11 +751,11 @@ module xbridge_core #(
         always @* begin
             md = o_dat;
             for (f = 0; f < 4 * LANES; f = f + 1)
-                if (midd[f] && wd[f]) md = cp_dat[512 * f +: 512];
+                if (MIDD[f] && wd[f]) md = cp_dat[512 * f +: 512];
         end
-        assign m_done = (|(hit & mid)) || o_done;
-        assign m_err  = (|(hit & cp_err & mid)) || o_err;
-        assign m_we   = (|(wd & midd)) || o_we;
+        assign m_done = (|(hit & MID)) || o_done;
+        assign m_err  = (|(hit & cp_err & MID)) || o_err;
+        assign m_we   = (|(wd & MIDD)) || o_we;
         assign m_dat  = md;
         // the lanes' event 0
         reg          z_done, z_err, z_we;
