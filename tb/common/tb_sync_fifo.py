@@ -1,4 +1,6 @@
 """pyuvm tests of rtl/common/sync_fifo.v (also exercise tb.common's agents, scoreboard, coverage).
+rtl/edge/sp_mem_q.v, which claims a sync_fifo's cycles without its count output, runs the same
+tests (tests/test_edge_mem_q.py).
 
 Checks: output stream == input stream (InOrderScoreboard), a cycle-accurate Python queue model of
 in_ready / out_valid / out_data / count (CycleChecker), handshake rules on the output (monitor),
