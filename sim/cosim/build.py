@@ -44,6 +44,7 @@ from pathlib import Path
 
 from tools.runner import (INCLUDE, REPO, RTL, SIM_BUILD, cov_flags, cov_toolchain_id, env_flag,
                           setup_verilator_env)
+from tools.runtime_cache import RuntimeCache
 
 TB_EDGE = REPO / "tb" / "edge"
 CACHE = SIM_BUILD / "cosim"
@@ -277,12 +278,19 @@ def build(kind: str, top: str, params: Mapping[str, int] | None = None, opt: str
                 lf.write(f"# {changed} generated files new or changed\n")
                 (bdir / ".verilated").touch()
             lf.write(f"# {_drop_stale_objects(bdir)} objects with removed dependencies dropped\n")
+            # a cocotb build links Verilator's VPI runtime like the regression's builds: take the
+            # objects compiled with the same flags from the runtime cache (tools/runtime_cache.py)
+            runtime = RuntimeCache(SIM_BUILD, waves=False, coverage=coverage) if kind == "cocotb" else None
+            if runtime is not None and runtime.seed(bdir):
+                lf.write("# Verilator runtime objects from the runtime cache\n")
             lf.write("$ " + " ".join(make) + "\n")
             lf.flush()
             r = subprocess.run(make, stdout=lf, stderr=subprocess.STDOUT, cwd=bdir)
             if r.returncode != 0:
                 tail = "\n".join(logf.read_text(errors="replace").splitlines()[-25:])
                 raise RuntimeError(f"{tag}: build failed (exit {r.returncode}), log {logf}:\n{tail}")
+            if runtime is not None:
+                runtime.store(bdir)
         b.seconds = b.build_seconds = time.perf_counter() - t0
         ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
