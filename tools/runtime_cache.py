@@ -5,8 +5,7 @@ regression with ~60 builds on a 2-core CI machine. The objects depend only on Ve
 the VM_* defines of Vtop_classes.mk that reach their compile (coverage, timing, tracing), the user
 C++ flags (-CFLAGS: a -O2 build's runtime is compiled at -O2) and VM_TRACE (waves). That set is the
 signature, and the cache keeps one entry per signature, so builds with other flags (a bench that adds
--O2, one with --timing) each get their own entry instead of evicting the others: the first build of
-a regression used to fix the only entry, and every build with other flags recompiled the runtime.
+-O2, one with --timing) each get their own entry and every later build with the same flags reuses it.
 VM_PARALLEL_BUILDS (one C++ file or many for the design) is not part of it: it changes how the
 design's files are compiled, not the runtime. A seed step runs between Verilator's C++ generation
 and make (so the switches of this design are known): if an entry has this signature the objects are
