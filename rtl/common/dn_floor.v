@@ -27,17 +27,17 @@ module dn_floor #(
     assign z0 = ~x;
     assign q0 = ~(x ^ floor);
     assign zl[WIDTH-1:0] = z0;
-    genvar gl, gi;
+    genvar gl;
     generate
         for (gl = 0; gl < L; gl = gl + 1) begin : g_lv
-            for (gi = 0; gi < WIDTH; gi = gi + 1) begin : g_bit
-                if (gi >= (1 << gl)) begin : g_op
-                    (* keep *) wire zk;
-                    assign zk = zl[gl*WIDTH+gi] & zl[gl*WIDTH+gi-(1 << gl)];
-                    assign zl[(gl+1)*WIDTH+gi] = zk;
-                end else begin : g_pass
-                    assign zl[(gl+1)*WIDTH+gi] = zl[gl*WIDTH+gi];
-                end
+            if ((1 << gl) < WIDTH) begin : g_op
+                // bits 2^l .. WIDTH-1 join the span 2^l below them, as one vector per stage
+                (* keep *) wire [WIDTH-1:(1 << gl)] zk;
+                assign zk = zl[gl*WIDTH+(1 << gl) +: WIDTH-(1 << gl)] & zl[gl*WIDTH +: WIDTH-(1 << gl)];
+                // bits below 2^l already span down to bit 0 and pass unchanged
+                assign zl[(gl+1)*WIDTH +: WIDTH] = {zk, zl[gl*WIDTH +: (1 << gl)]};
+            end else begin : g_pass
+                assign zl[(gl+1)*WIDTH +: WIDTH] = zl[gl*WIDTH +: WIDTH];
             end
         end
     endgenerate

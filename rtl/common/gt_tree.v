@@ -37,19 +37,19 @@ module gt_tree #(
     genvar gl, gi;
     generate
         for (gl = 0; gl < L; gl = gl + 1) begin : g_lv
-            for (gi = 0; gi < P; gi = gi + 1) begin : g_nd
-                if (gi < (P >> (gl + 1))) begin : g_op
-                    (* keep *) wire gk;
-                    (* keep *) wire ek;
-                    assign gk = tg[gl*P+2*gi+1] | (te[gl*P+2*gi+1] & tg[gl*P+2*gi]);
-                    assign ek = te[gl*P+2*gi+1] & te[gl*P+2*gi];
-                    assign tg[(gl+1)*P+gi] = gk;
-                    assign te[(gl+1)*P+gi] = ek;
-                end else begin : g_no
-                    assign tg[(gl+1)*P+gi] = 1'b0;
-                    assign te[(gl+1)*P+gi] = 1'b0;
-                end
+            // nodes 0 .. (P >> (gl + 1)) - 1 of level gl + 1, each from two nodes of level gl
+            for (gi = 0; gi < (P >> (gl + 1)); gi = gi + 1) begin : g_nd
+                (* keep *) wire gk;
+                (* keep *) wire ek;
+                assign gk = tg[gl*P+2*gi+1] | (te[gl*P+2*gi+1] & tg[gl*P+2*gi]);
+                assign ek = te[gl*P+2*gi+1] & te[gl*P+2*gi];
+                assign tg[(gl+1)*P+gi] = gk;
+                assign te[(gl+1)*P+gi] = ek;
             end
+            // the rest of level gl + 1 is unused, tied to 0 by one assign per level (a generate block
+            // per node would cost Icarus elaboration time: it elaborates every block separately)
+            assign tg[(gl+1)*P+(P >> (gl + 1)) +: P-(P >> (gl + 1))] = {(P-(P >> (gl + 1))){1'b0}};
+            assign te[(gl+1)*P+(P >> (gl + 1)) +: P-(P >> (gl + 1))] = {(P-(P >> (gl + 1))){1'b0}};
         end
     endgenerate
     assign gt = tg[L*P];

@@ -31,25 +31,25 @@ module ks_adder #(
     assign ks_p0   = a ^ b;
     assign ks_g[0] = ks_g0;
     assign ks_p[0] = ks_p0;
-    genvar gl, gi;
+    genvar gl;
     generate
         for (gl = 0; gl < L; gl = gl + 1) begin : g_ks
-            for (gi = 0; gi < WIDTH; gi = gi + 1) begin : g_bit
-                if (gi >= (1 << gl)) begin : g_op
-                    (* keep *) wire gk;
-                    (* keep *) wire pk;
-                    assign gk = ks_g[gl][gi] | (ks_p[gl][gi] & ks_g[gl][gi - (1 << gl)]);
-                    assign pk = ks_p[gl][gi] & ks_p[gl][gi - (1 << gl)];
-                    assign ks_g[gl+1][gi] = gk;
-                    assign ks_p[gl+1][gi] = pk;
-                end else begin : g_pass
-                    assign ks_g[gl+1][gi] = ks_g[gl][gi];
-                    assign ks_p[gl+1][gi] = ks_p[gl][gi];
-                end
+            if ((1 << gl) < WIDTH) begin : g_op
+                // bits 2^l .. WIDTH-1 join the span 2^l below them, as one vector per stage
+                (* keep *) wire [WIDTH-1:(1 << gl)] gk;
+                (* keep *) wire [WIDTH-1:(1 << gl)] pk;
+                assign gk = ks_g[gl][WIDTH-1:(1 << gl)]
+                          | (ks_p[gl][WIDTH-1:(1 << gl)] & ks_g[gl][WIDTH-1-(1 << gl):0]);
+                assign pk = ks_p[gl][WIDTH-1:(1 << gl)] & ks_p[gl][WIDTH-1-(1 << gl):0];
+                // bits below 2^l already span down to bit 0 and pass unchanged
+                assign ks_g[gl+1] = {gk, ks_g[gl][(1 << gl)-1:0]};
+                assign ks_p[gl+1] = {pk, ks_p[gl][(1 << gl)-1:0]};
+            end else begin : g_pass
+                assign ks_g[gl+1] = ks_g[gl];
+                assign ks_p[gl+1] = ks_p[gl];
             end
         end
     endgenerate
-    // ks_g[L][i]: carry out of bit i; bit i of the sum is its propagate XOR the carry into it
     generate
         if (WIDTH == 1) begin : g_sum1
             assign sum = ks_p0;
