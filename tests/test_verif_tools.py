@@ -397,6 +397,63 @@ def test_coverage_exclusion_match(tmp_path: Path) -> None:
               f"- {{files: rtl/blk/a.v, lines: [{line}], match: endfunction, reason: r}}\n")
 
 
+def test_toggle_const_proves_bits_no_input_or_state_moves(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """tools.toggle_const on tb/common/hdl/cov_const_bits.v: the bits no input or flop value can
+    move are proven (a count's high bit, a | ~a, a & ~a), a free bit and a flop that only reset
+    keeps at 0 are not, a grid keeps the bits constant in every combination, and the second call
+    reads the cache."""
+    from tools import toggle_const as tc
+    monkeypatch.setattr(tc, "ROOTS", [tc.RTL, REPO / "tb" / "common" / "hdl"])
+    monkeypatch.setattr(tc, "CACHE", tmp_path / "const")
+    got = tc.prove("cov_const_bits", {"W": 2}, r"cnt|one|mix|held")
+    assert got == {"cnt[2]": 0, "mix[1]": 0, "one": 1, "one[0]": 1}
+    assert tc.prove_grid("cov_const_bits", {"W": [1, 2, 3]}, r"cnt|mix") == {"cnt[2]", "mix[1]"}
+    assert tc.prove_grid("cov_const_bits", {"W": [3, 4]}, r"cnt|mix") == {"mix[1]"}
+    # one proof per (parameters, pattern): W 2 with the first pattern, W 1..4 with the second
+    assert len(list((tmp_path / "const").glob("cov_const_bits-*.json"))) == 5
+    monkeypatch.setattr(tc, "_model", lambda *a: pytest.fail("cached proof recomputed"))
+    assert tc.prove("cov_const_bits", {"W": 2}, r"cnt|one|mix|held") == got
+
+
+def test_coverage_exclusion_proven(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `proven` entry excludes only the bits of its signals the proof finds constant over its
+    parameter grid; the regression still checks the claim; a malformed entry or one that proves
+    nothing is an error."""
+    from tools import toggle_const as tc
+    monkeypatch.setattr(tc, "ROOTS", [tc.RTL, REPO / "tb" / "common" / "hdl"])
+    monkeypatch.setattr(tc, "CACHE", tmp_path / "const")
+    pts = [(_pt(F, "toggle", 9, 4, f"{n}:{d}", None), 0)
+           for n in ("cnt[1]", "cnt[2]", "mix[0]", "mix[1]", "one", "held") for d in ("0->1", "1->0")]
+    y = tmp_path / "ex.yaml"
+    y.write_text("- {files: rtl/common/x.v, kind: toggle, signal: 'cnt|mix|one|held', reason: const,\n"
+                 "   proven: {module: cov_const_bits, params: {W: [1, 2, 3]}}}\n")
+    ex = cov.load_exclusions(y)
+    files, n = cov.build_files(cov.merge([_dat(tmp_path / "a.dat", pts)]), ex)
+    assert n == 6 and ex[0].matched == 6 and not ex[0].moved
+    assert cov.uncovered(files["rtl/common/x.v"])["toggles"] == [
+        "cnt[1] 0->1", "cnt[1] 1->0", "held 0->1", "held 1->0", "mix[0] 0->1", "mix[0] 1->0"]
+    assert "the 3 bits proven constant in cov_const_bits over W [1, 2, 3]" in \
+        cov.exclusion_what(cov.exclusion_entry(ex[0]))
+    # a proven bit that moved both ways in the regression refutes the entry
+    moved = [(k, 1 if "cnt[2]" in k else c) for k, c in pts]
+    ex = cov.load_exclusions(y)
+    cov.build_files(cov.merge([_dat(tmp_path / "b.dat", moved)]), ex)
+    assert [w for w, _ in ex[0].moved] == ["rtl/common/x.v:9 toggle cnt[2]:0->1",
+                                           "rtl/common/x.v:9 toggle cnt[2]:1->0"]
+    for bad, msg in [("proven: {module: cov_const_bits, params: {W: 2}}", "proven must be"),
+                     ("proven: {module: cov_const_bits, grid: {}}", "proven must be"),
+                     ("kind: line, proven: {module: cov_const_bits}", "needs kind: toggle"),
+                     ("kind: toggle, bits: [2], proven: {module: cov_const_bits}", "not with bits")]:
+        y.write_text(f"- {{files: rtl/common/x.v, signal: cnt, reason: r, {bad}}}\n")
+        with pytest.raises(SystemExit, match=msg):
+            cov.load_exclusions(y)
+    y.write_text("- {files: rtl/common/x.v, kind: toggle, signal: held, reason: r,\n"
+                 "   proven: {module: cov_const_bits}}\n")
+    with pytest.raises(SystemExit, match="no bit of /held/ in cov_const_bits is proven constant"):
+        cov.build_files(cov.merge([_dat(tmp_path / "a.dat", pts)]), cov.load_exclusions(y))
+
+
 def test_coverage_exclusions_yaml_resolves_on_the_rtl() -> None:
     """tools/coverage_exclusions.yaml against the RTL of this checkout: every named function is
     found once per matched file, its range runs from its `function` line to its `endfunction`

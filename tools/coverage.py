@@ -150,7 +150,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _ARMS = ("if", "else", "cond_then", "cond_else")
 _BIT = re.compile(r"\[(\d+)\]:[01]->[01]$")      # the bit index of a toggle point (its last index)
 _ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "bits", "index", "message",
-               "arm",
+               "arm", "proven",
                "moves", "reason"}
 
 
@@ -239,6 +239,10 @@ class Exclusion:
     pad_from: list[int] = field(default_factory=list)   # per lane: first bit above its message's fields
     arm: str | None = None        # `arm:`, only this arm of a branch (if / else / cond_then / cond_else)
     moves: bool = False           # `moves: true`: the excluded points do count (see _moved)
+    # `proven: {module, params}`: only the bits tools.toggle_const proves constant for every
+    # combination of the parameter grid ("name[bit]", and a 1-bit wire's name alone)
+    proven: dict | None = None
+    proven_bits: set[str] | None = None
     functions: list[str] = field(default_factory=list)
     match: str | None = None
     # lines read from the sources (entries with `functions` or `match`): one row per file and
@@ -276,6 +280,8 @@ class Exclusion:
                     return False
             if self.index is not None and not re.fullmatch(self.index, name[len(sig):]):
                 return False
+            if self.proven is not None and name not in self.proven_set():
+                return False
             if self.pad_from:
                 m = _BIT.search(pt.comment)
                 if m is None:
@@ -284,6 +290,19 @@ class Exclusion:
                 if bit < self.pad_from[lane % len(self.pad_from)]:
                     return False
         return True
+
+    def proven_set(self) -> set[str]:
+        """The bits a `proven` entry excludes, proved on first use (minutes for a large module,
+        then cached by tools.toggle_const): loading the yaml alone runs no proof."""
+        if self.proven_bits is None:
+            from tools.toggle_const import prove_grid
+            grid = self.proven.get("params", {})
+            self.proven_bits = prove_grid(self.proven["module"], grid, self.signal)
+            if not self.proven_bits:
+                raise SystemExit(f"exclusion {self.files}: no bit of /{self.signal}/ in "
+                                 f"{self.proven['module']} is proven constant over {grid}: "
+                                 f"remove the entry")
+        return self.proven_bits
 
 
 def resolve_sources(e: Exclusion, root: Path = REPO) -> str | None:
@@ -395,10 +414,22 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
         arm = e.get("arm")
         if arm is not None and (kind != "branch" or arm not in _ARMS):
             raise SystemExit(f"{where}: arm needs kind: branch and one of {', '.join(_ARMS)}")
+        proven = e.get("proven")
+        if proven is not None:
+            grid = proven.get("params", {}) if isinstance(proven, dict) else None
+            if (not isinstance(proven, dict) or not isinstance(proven.get("module"), str)
+                    or set(proven) - {"module", "params"} or not isinstance(grid, dict)
+                    or not all(isinstance(v, list) and v and all(isinstance(x, int) for x in v)
+                               for v in grid.values())):
+                raise SystemExit(f"{where}: proven must be {{module: <name>, params: {{NAME: "
+                                 f"[values], ...}}}}, got {proven!r}")
+            if kind != "toggle" or "signal" not in e or bits or "index" in e or message or moves:
+                raise SystemExit(f"{where}: proven needs kind: toggle and a signal (the proof "
+                                 f"names the bits itself: not with bits, index, message or moves)")
         ex = Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
                        signal=e.get("signal"), bits=bits, index=e.get("index"), functions=functions,
                        match=e.get("match"), message=message, pad_from=pad_from, arm=arm,
-                       moves=moves)
+                       moves=moves, proven=proven)
         if functions or ex.match is not None:
             err = resolve_sources(ex, root)
             if err:
@@ -582,7 +613,9 @@ def exclusion_entry(e: Exclusion) -> dict:
     return {"files": e.files, "kind": e.kind, "lines": ranges(e.lines),
             "functions": e.functions, "match": e.match, "signal": e.signal, "bits": ranges(e.bits),
             "index": e.index, "message": e.message, "arm": e.arm,
-            "moves": e.moves,
+            "moves": e.moves, "proven": e.proven,
+            "proven_bits": (len([b for b in e.proven_bits if b.endswith("]")])   # not scalar aliases
+                            if e.proven_bits is not None else None),
             "resolved": [{"file": f, "function": fn, "lines": ranges(ls)}
                          for f, fn, ls in e.resolved],
             "reason": e.reason, "points": e.matched}
@@ -607,7 +640,11 @@ def exclusion_what(e: dict) -> str:
         index = f" index /{e['index']}/" if e.get("index") else ""
         msg = (f" bits above the {'/'.join(e['message'])} fields of each header"
                if e.get("message") else "")
-        parts.append(f"signal /{e['signal']}/{bits}{index}{msg}")
+        pv = e.get("proven")
+        proof = (f" the {e['proven_bits']} bits proven constant in {pv['module']} over "
+                 + (" x ".join(f"{k} {v}" for k, v in sorted(pv.get('params', {}).items()))
+                    or "its default parameters") if pv else "")
+        parts.append(f"signal /{e['signal']}/{bits}{index}{msg}{proof}")
     return "; ".join(parts)
 
 
