@@ -60,10 +60,11 @@ def _model(module: str, params: dict[str, int], work: Path) -> tuple[str, dict[s
     libdirs = " ".join(f"-libdir {d}" for d in
                        sorted({p.parent for root in ROOTS for p in root.rglob("*.v")}))
     chparam = "".join(f"chparam -set {k} {v} {module}\n" for k, v in sorted(params.items()))
-    # verilog_defaults: the submodules `hierarchy -libdir` reads are SystemVerilog-2005 too
+    # verilog_defaults: the submodules `hierarchy -libdir` reads are SystemVerilog-2005 too;
+    # rename -top: a top with parameters set comes out of hierarchy as "$paramod$<hash>\<name>"
     script = (f"verilog_defaults -add -sv -I {RTL / 'include'}\nread_verilog {src}\n{chparam}"
               f"hierarchy -top {module} {libdirs}\nproc\nwrite_json {work / 'pre.json'}\n"
-              f"flatten\nsetattr -set keep 1 w:*\n"
+              f"flatten\nrename -top {module}\nsetattr -set keep 1 w:*\n"
               f"write_smt2 -wires {work / 'm.smt2'}\n")
     (work / "m.ys").write_text(script)
     r = subprocess.run([_yosys(), "-q", str(work / "m.ys")], capture_output=True, text=True)
