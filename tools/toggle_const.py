@@ -21,6 +21,7 @@ file) under sim_build/_const/.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import subprocess
@@ -72,12 +73,10 @@ def _model(module: str, params: dict[str, int], work: Path) -> tuple[str, dict[s
         raise SystemExit(f"toggle_const: yosys failed on {module} {params}: "
                          f"{(r.stderr or r.stdout)[-1500:]}")
     pre = json.loads((work / "pre.json").read_text())["modules"]
-    top = next(v for k, v in pre.items() if v.get("attributes", {}).get("top"))
-    # after flatten a submodule's wire is "<instance>.<name>": the instances are the top's cells
-    # of a module type (yosys' own cells are "$..."); generate blocks are part of the name only
-    inst = tuple(f"{c}." for c, v in top["cells"].items() if not v["type"].startswith("$"))
+    # the top's netnames before flatten are its own wires (generate blocks in the name) only
+    top = next(v for v in pre.values() if v.get("attributes", {}).get("top"))
     wires = {n: (len(v["bits"]), int(v.get("offset", 0))) for n, v in top["netnames"].items()
-             if not n.startswith("$") and not v.get("upto") and not n.startswith(inst)}
+             if not n.startswith("$") and not v.get("upto")}
     return (work / "m.smt2").read_text(), wires
 
 
@@ -128,7 +127,6 @@ def prove(module: str, params: dict[str, int], signal: str) -> dict[str, int]:
 
 def prove_grid(module: str, grid: dict[str, list[int]], signal: str) -> set[str]:
     """The bits proven constant for every combination of the parameter grid."""
-    import itertools
     keys = sorted(grid)
     common: set[str] | None = None
     for combo in itertools.product(*(grid[k] for k in keys)):
