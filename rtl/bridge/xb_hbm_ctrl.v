@@ -501,65 +501,60 @@ module xb_hbm_ctrl #(
 
     genvar gn;
     generate
+        // each network instance takes its operands straight from the state (no named copy per
+        // instance: a copy would only repeat its source's toggle points)
         for (gn = 0; gn < NCMP; gn = gn + 1) begin : g_cmp
-            wire [TW-1:0] oa, ob;
             if (gn < C_LG) begin : g_gt
-                assign oa = s_e[gn - C_GT];  assign ob = col_e;
+                gt_tree #(.WIDTH(TW)) u_gt (.a(s_e[gn - C_GT]), .b(col_e), .gt(cmp_gt[gn]));
             end else if (gn < C_RN) begin : g_lg
-                assign oa = s_l[gn - C_LG];  assign ob = col_e;
+                gt_tree #(.WIDTH(TW)) u_gt (.a(s_l[gn - C_LG]), .b(col_e), .gt(cmp_gt[gn]));
             end else if (gn == C_RN) begin : g_rn
-                assign oa = TW'(T_BURST + 1); assign ob = aras_n;
+                gt_tree #(.WIDTH(TW)) u_gt (.a(TW'(T_BURST + 1)), .b(aras_n), .gt(cmp_gt[gn]));
             end else if (gn < C_LE) begin : g_ee
-                assign oa = s_e[(gn - C_EE) / I]; assign ob = s_e[(gn - C_EE) % I];
+                gt_tree #(.WIDTH(TW)) u_gt (.a(s_e[(gn - C_EE) / I]), .b(s_e[(gn - C_EE) % I]), .gt(cmp_gt[gn]));
             end else if (gn < C_RL) begin : g_le
-                assign oa = s_l[(gn - C_LE) / I]; assign ob = s_e[(gn - C_LE) % I];
+                gt_tree #(.WIDTH(TW)) u_gt (.a(s_l[(gn - C_LE) / I]), .b(s_e[(gn - C_LE) % I]), .gt(cmp_gt[gn]));
             end else if (gn < C_RC) begin : g_rl
-                assign oa = p_rmb;           assign ob = s_e[gn - C_RL];
+                gt_tree #(.WIDTH(TW)) u_gt (.a(p_rmb), .b(s_e[gn - C_RL]), .gt(cmp_gt[gn]));
             end else if (gn == C_RC) begin : g_rc
-                assign oa = p_col;           assign ob = p_rmb;
+                gt_tree #(.WIDTH(TW)) u_gt (.a(p_col), .b(p_rmb), .gt(cmp_gt[gn]));
             end else if (gn < C_WLC) begin : g_wl
-                assign oa = s_e[gn - C_WL];  assign ob = TW'(T_BURST);
+                gt_tree #(.WIDTH(TW)) u_gt (.a(s_e[gn - C_WL]), .b(TW'(T_BURST)), .gt(cmp_gt[gn]));
             end else if (gn == C_WLC) begin : g_wlc
-                assign oa = p_col;           assign ob = TW'(T_BURST + 1);
+                gt_tree #(.WIDTH(TW)) u_gt (.a(p_col), .b(TW'(T_BURST + 1)), .gt(cmp_gt[gn]));
             end else begin : g_a2
-                assign oa = p_aras;          assign ob = TW'(2);
+                gt_tree #(.WIDTH(TW)) u_gt (.a(p_aras), .b(TW'(2)), .gt(cmp_gt[gn]));
             end
-            gt_tree #(.WIDTH(TW)) u_gt (.a(oa), .b(ob), .gt(cmp_gt[gn]));
         end
         for (gn = 0; gn < NADD; gn = gn + 1) begin : g_add
-            wire [TW-1:0] kk = add_k(gn);
-            wire [TW-1:0] aa;
             if (gn < A_C) begin : g_sl
-                assign aa = s_e[(gn - A_WE) % I];
+                ks_adder #(.WIDTH(TW)) u_add (.a(s_e[(gn - A_WE) % I]), .b(add_k(gn)), .sum(add_s[gn*TW +: TW]));
             end else if (gn < A_R) begin : g_col
-                assign aa = p_col;
+                ks_adder #(.WIDTH(TW)) u_add (.a(p_col), .b(add_k(gn)), .sum(add_s[gn*TW +: TW]));
             end else if (gn < A_D) begin : g_ras
-                assign aa = p_aras;
+                ks_adder #(.WIDTH(TW)) u_add (.a(p_aras), .b(add_k(gn)), .sum(add_s[gn*TW +: TW]));
             end else if (gn < A_F) begin : g_done
-                assign aa = t_e;
+                ks_adder #(.WIDTH(TW)) u_add (.a(t_e), .b(add_k(gn)), .sum(add_s[gn*TW +: TW]));
             end else if (gn < A_M) begin : g_ref
-                assign aa = rf_b;
+                ks_adder #(.WIDTH(TW)) u_add (.a(rf_b), .b(add_k(gn)), .sum(add_s[gn*TW +: TW]));
             end else begin : g_rmb
-                assign aa = aras_n;
+                ks_adder #(.WIDTH(TW)) u_add (.a(aras_n), .b(add_k(gn)), .sum(add_s[gn*TW +: TW]));
             end
-            ks_adder #(.WIDTH(TW)) u_add (.a(aa), .b(kk), .sum(add_s[gn*TW +: TW]));
         end
         for (gn = 0; gn < NDEC; gn = gn + 1) begin : g_dec
-            wire [TW-1:0] dx;
             if (gn >= D_SL) begin : g_slot
                 if ((gn - D_SL) % 3 == 0) begin : g_e
-                    assign dx = s_e[(gn - D_SL) / 3];
+                    dn_floor #(.WIDTH(TW)) u_dn (.x(s_e[(gn - D_SL) / 3]), .floor(TW'(floor_of(gn))), .y(dec_y[gn*TW +: TW]));
                 end else if ((gn - D_SL) % 3 == 1) begin : g_l
-                    assign dx = s_l[(gn - D_SL) / 3];
+                    dn_floor #(.WIDTH(TW)) u_dn (.x(s_l[(gn - D_SL) / 3]), .floor(TW'(floor_of(gn))), .y(dec_y[gn*TW +: TW]));
                 end else begin : g_d
-                    assign dx = s_d[(gn - D_SL) / 3];
+                    dn_floor #(.WIDTH(TW)) u_dn (.x(s_d[(gn - D_SL) / 3]), .floor(TW'(floor_of(gn))), .y(dec_y[gn*TW +: TW]));
                 end
             end else begin : g_bank
                 localparam integer BK = (gn - D_BK) / 8;
                 localparam integer RG = (gn - D_BK) % 8;
-                assign dx = bk_t[BK][RG];
+                dn_floor #(.WIDTH(TW)) u_dn (.x(bk_t[BK][RG]), .floor(TW'(floor_of(gn))), .y(dec_y[gn*TW +: TW]));
             end
-            dn_floor #(.WIDTH(TW)) u_dn (.x(dx), .floor(TW'(floor_of(gn))), .y(dec_y[gn*TW +: TW]));
         end
     endgenerate
 
