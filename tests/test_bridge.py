@@ -34,11 +34,18 @@ BUILD_ARGS: tuple[str, ...] = ()
 # nv_buf refreshes its HBM on the plain schedule (REF_POSTPONE=0: forced refresh cycles block HBM
 # accesses), the UALink top postpones them (default 8) and refreshes when idle.
 WIDE = BridgeConfig(win_base=1 << 50, win_size=1 << 51)
+# ua_edge: the rack edge's bridge parameters (rtl/edge/sp_rack_edge.v: SETS 64, NROB 8, WB_DEPTH 8,
+# write-allocate, UALink on bridge 0) on the wide window, so that the cache's set-select tree, the
+# hazard counters and the line slots the edge builds, which the co-simulation drives only with
+# addresses inside its 16 MB window, see every tag and address bit; line tags cross 0x4000.
 CONFIGS = {
     "nv_buf": TbConfig(flavor=NVLINK, buf_en=1, wr_alloc=0, ref_postpone=0, tag_base=0xFFF8,
                        lanes=2, xw=2, npc=4),
     "nv_nobuf": TbConfig(flavor=NVLINK, buf_en=0, tag_base=0x7FFC,
                          bridge=replace(WIDE, hpa_base=3 << 49, coh_off=1 << 49, coh_size=1 << 50)),
+    "ua_edge": TbConfig(flavor=UALINK, buf_en=1, wr_alloc=1, sets=64, nrob=8, wb_depth=8,
+                        tag_base=0x3FE8,
+                        bridge=replace(WIDE, hpa_base=5 << 48, coh_off=3 << 48, coh_size=1 << 49)),
 }
 # through the link layer: two lanes (two CXL links), 2-beat XLink port, the wide window, tags that
 # wrap; everything else default
@@ -47,7 +54,7 @@ TOP_CONFIG = TbConfig(flavor=UALINK, buf_en=1, lanes=2, xw=2, npc=4, tag_base=0x
 TOP_PARAMS = ("FLAVOR", "LANES", "XW", "NPC", "TAG_BASE", "WIN_BASE", "WIN_SIZE", "HPA_BASE")
 # (what tb/bridge/hdl/xbridge_top_tb.v forwards)
 TESTS = ["BridgeRandomTest", "BridgeSequentialTest", "BridgeErrorTest", "BridgeWriteBurstTest",
-         "BridgeProtocolFaultTest", "BridgeWatchdogSelfTest"]
+         "BridgeHazardPileUpTest", "BridgeProtocolFaultTest", "BridgeWatchdogSelfTest"]
 # through the links: the write bursts and the watchdog self-test run on the core configurations
 TOP_TESTS = ["BridgeRandomTest", "BridgeSequentialTest", "BridgeErrorTest", "BridgeProtocolFaultTest"]
 
