@@ -472,28 +472,33 @@ class BridgeHazardPileUpTest(BridgeBase):
     """Every hazard counter of every lane (a line's lane index modulo 2*NLINE/LANES, README
     "Ordering inside a lane") is loaded as far as the request limit allows against a slow far side:
     for each counter, NROB one-line reads of distinct lines that share it, then NROB one-line writes
-    to the same lines (each waits for the reads of its counter, README rule 5); at the end every
-    line is read again. Every answer is checked against the model (data, order), so a counter that lost or
+    to the same lines (each waits for the reads of its counter, README rule 5); then every line is
+    read again. First on non-coherent lines, then on coherent ones (the write counter holds
+    coherent writes, and direct ones only without the HBM buffer). Every answer is checked against the model (data, order), so a counter that lost or
     double-counted a completion shows up as a wrong value or a request past the watchdog."""
 
     def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
         return Pattern.always(), Pattern.always(), Pattern.always(), (100, 200)
 
     async def traffic(self) -> None:
-        lanes, nrob = self.cfg.lanes, self.cfg.nrob
+        lanes, nrob, b = self.cfg.lanes, self.cfg.nrob, self.cfg.bridge
         hz = 2 * self.cfg.line_slots // lanes
-        lines = [[ln + lanes * (gh + hz * k) for k in range(nrob)]
-                 for gh in range(hz) for ln in range(lanes)]
-        assert 64 * (max(map(max, lines)) + 1) <= self.cfg.bridge.coh_off
-        for group in lines:
-            for op in (XlOp.READ, XlOp.WRITE):
+        # lines j + lanes * hz * k (k < NROB) share a lane and a counter; j runs over every
+        # (lane, counter) pair
+        groups = [[j + lanes * hz * k for k in range(nrob)] for j in range(lanes * hz)]
+        assert 64 * (groups[-1][-1] + 1) <= min(b.coh_off, b.coh_size)
+        # non-coherent lines from offset 0, then coherent ones (CXL.cache: RdCurr, and ItoMWr,
+        # which the write counter holds until GO_WritePull, with or without the HBM buffer)
+        for base in (0, b.coh_off):
+            for group in groups:
+                for op in (XlOp.READ, XlOp.WRITE):
+                    for line in group:
+                        await self.send(self.pkt(op, base + 64 * line, 64))
+            await self.wait_responses()
+            for group in groups:
                 for line in group:
-                    await self.send(self.pkt(op, 64 * line, 64))
-        await self.wait_responses()
-        for group in lines:
-            for line in group:
-                await self.send(self.pkt(XlOp.READ, 64 * line, 64))
-        await self.wait_responses()
+                    await self.send(self.pkt(XlOp.READ, base + 64 * line, 64))
+            await self.wait_responses()
 
 
 @pyuvm.test(timeout_time=2000, timeout_unit="us")
