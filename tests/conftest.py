@@ -37,6 +37,7 @@ _LONG_FIRST = (
     "test_cosim.py::test_cosim_paths_and_json",                   # 126
     "test_switch.py::test_switch_core[8]",                        # full regression; 125 in an older run
     "test_bridge.py::test_bridge_core[nv_nobuf]",                 # 115
+    "test_bridge.py::test_bridge_core[ua_edge]",                  # new; 122 s with coverage before BridgeHazardPileUpTest
     "test_bridge.py::test_bridge_core[nv_buf]",                   # 87
     "test_link.py::test_link256_loopback[LoopbackTest]",          # 74
     "test_link_soak.py::test_link_soak[link68-ber1e-06]",         # 72
