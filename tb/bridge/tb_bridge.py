@@ -474,8 +474,9 @@ class BridgeHazardPileUpTest(BridgeBase):
     for each counter, NROB one-line reads of distinct lines that share it, then NROB one-line writes
     to the same lines (each waits for the reads of its counter, README rule 5); then every line is
     read again. First on non-coherent lines, then on coherent ones (the write counter holds
-    coherent writes, and direct ones only without the HBM buffer). Every answer is checked against the model (data, order), so a counter that lost or
-    double-counted a completion shows up as a wrong value or a request past the watchdog."""
+    coherent writes, and direct ones only without the HBM buffer). Every answer is checked against
+    the model (data, order), so a counter that lost or double-counted a completion shows up as a
+    wrong value or a request past the watchdog."""
 
     def patterns(self, rng: random.Random) -> tuple[Pattern, Pattern, Pattern, tuple[int, int]]:
         return Pattern.always(), Pattern.always(), Pattern.always(), (100, 200)
