@@ -27,24 +27,24 @@ _RTL_FILE_ORDER = ("test_cosim_hil", "test_cosim", "test_switch", "test_link256"
 # at once on whichever worker is free, and the short tests fill in around them. A long test that
 # starts last sets the end of the run.
 _LONG_FIRST = (
-    "test_cosim_hil.py::test_flit_links_in_the_loop_with_bit_errors",  # 540
-    "test_switch.py::test_switch_cascade",                        # 312
-    "test_switch.py::test_switch_link68",                         # 215
+    "test_cosim_hil.py::test_flit_links_in_the_loop_with_bit_errors",  # 425
+    "test_switch.py::test_switch_cascade",                        # 277
     "test_verif_tools.py::test_formal_home_agent_broken_variants_caught",  # full regression; 173
     "test_link_soak.py::test_link_soak[link256-ber1e-06]",       # full regression; 171 in an older run
-    "test_icarus.py::test_icarus_link",                           # 134
-    "test_bridge.py::test_bridge_through_cxl_link",               # 133
-    "test_cosim.py::test_cosim_paths_and_json",                   # 126
+    "test_bridge.py::test_bridge_core[ua_edge]",                  # 173
+    "test_bridge.py::test_bridge_core[nv_nobuf]",                 # 144
+    "test_bridge.py::test_bridge_through_cxl_link",               # 142
+    "test_bridge.py::test_bridge_core[nv_buf]",                   # 132
+    "test_icarus.py::test_icarus_link",                           # 132
+    "test_switch.py::test_switch_link68",                         # 124
     "test_switch.py::test_switch_core[8]",                        # full regression; 125 in an older run
-    "test_bridge.py::test_bridge_core[nv_nobuf]",                 # 115
-    "test_bridge.py::test_bridge_core[ua_edge]",                  # new; 122 s with coverage before BridgeHazardPileUpTest
-    "test_bridge.py::test_bridge_core[nv_buf]",                   # 87
-    "test_link.py::test_link256_loopback[LoopbackTest]",          # 74
-    "test_link_soak.py::test_link_soak[link68-ber1e-06]",         # 72
-    "test_switch.py::test_switch_core[4]",                        # 68
-    "test_icarus.py::test_icarus_edge",                           # 62
-    "test_bridge.py::test_bridge_hbm_ctrl[postpone0_pc4]",        # 50
-    "test_switch.py::test_switch_cascade_core",                   # 49
+    "test_cosim.py::test_cosim_paths_and_json",                   # 94
+    "test_link.py::test_link256_loopback[LoopbackTest]",          # 58
+    "test_link_soak.py::test_link_soak[link68-ber1e-06]",         # 53
+    "test_switch.py::test_switch_core[4]",                        # 45
+    "test_icarus.py::test_icarus_edge",                           # 39
+    "test_switch.py::test_switch_cascade_core",                   # 34
+    "test_bridge.py::test_bridge_hbm_ctrl[postpone0_pc4]",        # 30
 )
 
 
