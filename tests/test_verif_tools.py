@@ -418,30 +418,26 @@ def test_toggle_const_proves_bits_no_input_or_state_moves(tmp_path: Path,
 
 def test_toggle_const_cache_keyed_on_the_modules_sources(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The proof cache key covers the module's file, the files of the modules it mentions
-    (recursively) and the include files: editing a submodule or an include changes it, editing an
-    unrelated module or a comment's module name does not."""
+    """The proof cache key covers the module's source set (tools.lint.source_sets: its file, the
+    module files its text names, transitively, and the include files they name): editing a
+    submodule changes it, editing an unrelated module does not."""
     from tools import toggle_const as tc
     root = tmp_path / "hdl"
     root.mkdir()
-    (root / "top.v").write_text("module top(input a, output y); // uses_comment\n mid u(.a(a), .y(y));\nendmodule\n")
+    (root / "top.v").write_text('`include "cxl_defs.vh"\nmodule top(input a, output y);\n'
+                                " mid u(.a(a), .y(y));\nendmodule\n")
     (root / "mid.v").write_text("module mid(input a, output y);\n leaf u(.a(a), .y(y));\nendmodule\n")
     (root / "leaf.v").write_text("module leaf(input a, output y); assign y = a; endmodule\n")
     (root / "other.v").write_text("module other(input a, output y); assign y = a; endmodule\n")
-    (root / "uses_comment.v").write_text("module uses_comment(); endmodule\n")
-    (root / "defs.vh").write_text("`define W 1\n")
     monkeypatch.setattr(tc, "ROOTS", [root])
-    assert [p.name for p in tc._sources("top")] == ["leaf.v", "mid.v", "top.v", "defs.vh"]
+    assert sorted(p.name for p in tc._sources("top")) == ["cxl_defs.vh", "leaf.v", "mid.v", "top.v"]
     k0 = tc._key("top", {}, "y")
-    for f in ("other.v", "uses_comment.v"):
-        (root / f).write_text((root / f).read_text() + "// edited\n")
-        assert tc._key("top", {}, "y") == k0, f
-    for f in ("leaf.v", "defs.vh"):
-        (root / f).write_text((root / f).read_text() + "// edited\n")
-        k1 = tc._key("top", {}, "y")
-        assert k1 != k0, f
-        k0 = k1
-    assert tc._key("top", {"W": 1}, "y") != k0 and tc._key("top", {}, "a") != k0
+    (root / "other.v").write_text((root / "other.v").read_text() + "// edited\n")
+    assert tc._key("top", {}, "y") == k0
+    (root / "leaf.v").write_text((root / "leaf.v").read_text() + "// edited\n")
+    k1 = tc._key("top", {}, "y")
+    assert k1 != k0
+    assert tc._key("top", {"W": 1}, "y") != k1 and tc._key("top", {}, "a") != k1
 
 
 def test_coverage_exclusion_proven(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,8 +16,9 @@ that only reset or the transition relation keep constant (a counter that never r
 bits) is not found, and a query z3 does not settle within its time limit counts as not constant.
 
 Results are cached per (module, parameters, signal pattern, this file, and the text of the
-module's own file, of every file named after a module its text mentions, recursively, and of every
-include file) under sim_build/_const/, so an edit to an unrelated block keeps the proofs.
+module's source set as tools.lint finds it: its own file, every module file its text names,
+transitively, and the include files they name) under sim_build/_const/, so an edit to an unrelated
+block keeps the proofs.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools.lint import source_sets
 
 REPO = Path(__file__).resolve().parents[1]
 RTL = REPO / "rtl"
@@ -43,22 +46,9 @@ def _yosys() -> str:
 
 
 def _sources(module: str) -> list[Path]:
-    """The files `module` can elaborate from: its own file, every file named after a module its
-    text mentions (a superset of what it instantiates, followed recursively; comments dropped) and
-    every include file. One module per file, named after it, so this is what `hierarchy -libdir`
-    can read."""
-    files = {p.stem: p for root in ROOTS for p in root.rglob("*.v")}
-    seen: dict[str, Path] = {}
-    todo = [module]
-    while todo:
-        m = todo.pop()
-        if m in seen or m not in files:
-            continue
-        seen[m] = files[m]
-        text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", files[m].read_text(), flags=re.S)
-        todo.extend(w for w in set(re.findall(r"[A-Za-z_][A-Za-z0-9_$]*", text)) if w in files)
-    incs = [p for root in ROOTS for p in root.rglob("*.vh")]
-    return sorted(seen.values()) + sorted(incs)
+    """The files `module` can elaborate from: tools.lint's source set (its file, every module file
+    its text names, transitively, and the include files they name)."""
+    return source_sets([p for root in ROOTS for p in root.rglob("*.v")]).get(module, [])
 
 
 def _key(module: str, params: dict[str, int], signal: str) -> str:
