@@ -440,6 +440,67 @@ def test_toggle_const_cache_keyed_on_the_modules_sources(tmp_path: Path,
     assert tc._key("top", {"W": 1}, "y") != k1 and tc._key("top", {}, "a") != k1
 
 
+def test_toggle_conn_finds_the_compositions_connections(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """tools.toggle_conn on tb/common/hdl/cov_conn_top.v: a submodule's output (and the nets an
+    assign joins to it), a constant tie and an input that only feeds the submodule are
+    connections; an input an AND gate reads, the gate's output and a flop are the module's own;
+    over a grid, a bit counts as a connection only if it is one in every combination that has it,
+    and the second call reads the cache."""
+    from tools import toggle_conn as tn
+    monkeypatch.setattr(tn, "ROOTS", [tn.RTL, REPO / "tb" / "common" / "hdl"])
+    monkeypatch.setattr(tn, "CACHE", tmp_path / "conn")
+    got = tn.classes("cov_conn_top", {"W": 2})
+    assert {b: c for b, c in got.items() if not b.endswith("]")} == {
+        "clk": "logic", "s": "logic", "y": "logic", "r": "logic", "m": "logic", "g_w.q": "port"}
+    assert [got[f"x[{i}]"] for i in range(2)] == ["port", "port"]
+    assert [got[f"z[{i}]"] for i in range(2)] == ["port", "port"]
+    assert [got[f"lane[{i}]"] for i in range(4)] == ["port", "port", "tie", "tie"]
+    assert [got[f"a[{i}]"] for i in range(2)] == ["input", "input"]
+    conn = {"a[0]", "a[1]", "x[0]", "x[1]", "z[0]", "z[1]", "lane[0]", "lane[1]", "lane[2]",
+            "lane[3]"}
+    # m is x[0] itself for W 1 and an inverter's output for W 2; g_w.q exists only for W 2
+    assert tn.connections_grid("cov_conn_top", {"W": [1]}) == conn | {"m", "m[0]"}
+    assert tn.connections_grid("cov_conn_top", {"W": [1, 2]}) == conn | {"g_w.q", "g_w.q[0]"}
+    assert len(list((tmp_path / "conn").glob("cov_conn_top-*.json"))) == 2
+    monkeypatch.setattr(tn, "_netlist", lambda *a: pytest.fail("cached netlist recomputed"))
+    assert tn.classes("cov_conn_top", {"W": 2}) == got
+
+
+def test_coverage_exclusion_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `connection` entry excludes only the connection bits of its signals (whether they moved
+    or not: they count at the submodule's ports); a malformed entry, one without moves: true, or
+    one whose signals hold no connection is an error."""
+    from tools import toggle_conn as tn
+    monkeypatch.setattr(tn, "ROOTS", [tn.RTL, REPO / "tb" / "common" / "hdl"])
+    monkeypatch.setattr(tn, "CACHE", tmp_path / "conn")
+    pts = [(_pt(F, "toggle", 9, 4, f"{n}:{d}", None), 1 if n == "x[1]" else 0)
+           for n in ("x[0]", "x[1]", "lane[3]", "m", "y") for d in ("0->1", "1->0")]
+    y = tmp_path / "ex.yaml"
+    y.write_text("- {files: rtl/common/x.v, kind: toggle, signal: 'x|lane|m|y', moves: true,\n"
+                 "   reason: joins, connection: {module: cov_conn_top, params: {W: [1, 2]}}}\n")
+    ex = cov.load_exclusions(y)
+    files, n = cov.build_files(cov.merge([_dat(tmp_path / "a.dat", pts)]), ex)
+    assert n == 6 and ex[0].matched == 6 and not ex[0].moved
+    assert cov.uncovered(files["rtl/common/x.v"])["toggles"] == ["m 0->1", "m 1->0", "y 0->1",
+                                                                 "y 1->0"]
+    assert "connection bits of cov_conn_top over W [1, 2]" in \
+        cov.exclusion_what(cov.exclusion_entry(ex[0]))
+    for bad, msg in [("connection: {module: cov_conn_top, params: {W: 1}}", "connection must be"),
+                     ("connection: {module: cov_conn_top, grid: {}}", "connection must be"),
+                     ("kind: line, moves: true, connection: {module: cov_conn_top}", "needs kind: toggle"),
+                     ("kind: toggle, connection: {module: cov_conn_top}", "moves: true"),
+                     ("kind: toggle, moves: true, bits: [1], connection: {module: cov_conn_top}",
+                      "not with bits")]:
+        y.write_text(f"- {{files: rtl/common/x.v, signal: x, reason: r, {bad}}}\n")
+        with pytest.raises(SystemExit, match=msg):
+            cov.load_exclusions(y)
+    y.write_text("- {files: rtl/common/x.v, kind: toggle, signal: 'y|r', moves: true, reason: r,\n"
+                 "   connection: {module: cov_conn_top}}\n")
+    with pytest.raises(SystemExit, match=r"no bit of /y\|r/ in cov_conn_top is a connection"):
+        cov.build_files(cov.merge([_dat(tmp_path / "a.dat", pts)]), cov.load_exclusions(y))
+
+
 def test_coverage_exclusion_proven(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A `proven` entry excludes only the bits of its signals the proof finds constant over its
     parameter grid; the regression still checks the claim; a malformed entry or one that proves

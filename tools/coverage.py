@@ -150,7 +150,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _ARMS = ("if", "else", "cond_then", "cond_else")
 _BIT = re.compile(r"\[(\d+)\]:[01]->[01]$")      # the bit index of a toggle point (its last index)
 _ENTRY_KEYS = {"files", "kind", "lines", "functions", "match", "signal", "bits", "index", "message",
-               "arm", "proven",
+               "arm", "proven", "connection",
                "moves", "reason"}
 
 
@@ -243,6 +243,10 @@ class Exclusion:
     # combination of the parameter grid ("name[bit]", and a 1-bit wire's name alone)
     proven: dict | None = None
     proven_bits: set[str] | None = None
+    # `connection: {module, params}`: only the bits tools.toggle_conn finds to be connections (a
+    # submodule's port carried unchanged, a constant tie) in every combination of the grid
+    connection: dict | None = None
+    connection_bits: set[str] | None = None
     functions: list[str] = field(default_factory=list)
     match: str | None = None
     # lines read from the sources (entries with `functions` or `match`): one row per file and
@@ -282,6 +286,8 @@ class Exclusion:
                 return False
             if self.proven is not None and name not in self.proven_set():
                 return False
+            if self.connection is not None and name not in self.connection_set():
+                return False
             if self.pad_from:
                 m = _BIT.search(pt.comment)
                 if m is None:
@@ -303,6 +309,23 @@ class Exclusion:
                                  f"{self.proven['module']} is proven constant over {grid}: "
                                  f"remove the entry")
         return self.proven_bits
+
+
+    def connection_set(self) -> set[str]:
+        """The bits a `connection` entry excludes, found on first use (a yosys run per parameter
+        combination, then cached by tools.toggle_conn)."""
+        if self.connection_bits is None:
+            from tools.toggle_conn import connections_grid
+            grid = self.connection.get("params", {})
+            pat = re.compile(self.signal or ".*")
+            self.connection_bits = {b for b in connections_grid(self.connection["module"], grid)
+                                    if pat.fullmatch(b.split("[", 1)[0])
+                                    or pat.fullmatch(re.sub(r"\[\d+\]$", "", b))}
+            if not self.connection_bits:
+                raise SystemExit(f"exclusion {self.files}: no bit of /{self.signal}/ in "
+                                 f"{self.connection['module']} is a connection over {grid}: "
+                                 f"remove the entry")
+        return self.connection_bits
 
 
 def resolve_sources(e: Exclusion, root: Path = REPO) -> str | None:
@@ -426,10 +449,24 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
             if kind != "toggle" or "signal" not in e or bits or "index" in e or message or moves:
                 raise SystemExit(f"{where}: proven needs kind: toggle and a signal (the proof "
                                  f"names the bits itself: not with bits, index, message or moves)")
+        connection = e.get("connection")
+        if connection is not None:
+            grid = connection.get("params", {}) if isinstance(connection, dict) else None
+            if (not isinstance(connection, dict) or not isinstance(connection.get("module"), str)
+                    or set(connection) - {"module", "params"} or not isinstance(grid, dict)
+                    or not all(isinstance(v, list) and v and all(isinstance(x, int) for x in v)
+                               for v in grid.values())):
+                raise SystemExit(f"{where}: connection must be {{module: <name>, params: {{NAME: "
+                                 f"[values], ...}}}}, got {connection!r}")
+            if (kind != "toggle" or "signal" not in e or bits or "index" in e or message
+                    or proven is not None or not moves):
+                raise SystemExit(f"{where}: connection needs kind: toggle, a signal and moves: true "
+                                 f"(its bits do toggle, at the submodule ports they repeat; not "
+                                 f"with bits, index, message or proven)")
         ex = Exclusion(files=e["files"], reason=e["reason"], kind=kind, lines=lines,
                        signal=e.get("signal"), bits=bits, index=e.get("index"), functions=functions,
                        match=e.get("match"), message=message, pad_from=pad_from, arm=arm,
-                       moves=moves, proven=proven)
+                       moves=moves, proven=proven, connection=connection)
         if functions or ex.match is not None:
             err = resolve_sources(ex, root)
             if err:
@@ -616,6 +653,9 @@ def exclusion_entry(e: Exclusion) -> dict:
             "moves": e.moves, "proven": e.proven,
             "proven_bits": (len([b for b in e.proven_bits if b.endswith("]")])   # not scalar aliases
                             if e.proven_bits is not None else None),
+            "connection": e.connection,
+            "connection_bits": (len([b for b in e.connection_bits if b.endswith("]")])
+                                if e.connection_bits is not None else None),
             "resolved": [{"file": f, "function": fn, "lines": ranges(ls)}
                          for f, fn, ls in e.resolved],
             "reason": e.reason, "points": e.matched}
@@ -644,7 +684,11 @@ def exclusion_what(e: dict) -> str:
         proof = (f" the {e['proven_bits']} bits proven constant in {pv['module']} over "
                  + (" x ".join(f"{k} {v}" for k, v in sorted(pv.get('params', {}).items()))
                     or "its default parameters") if pv else "")
-        parts.append(f"signal /{e['signal']}/{bits}{index}{msg}{proof}")
+        cn = e.get("connection")
+        conn = (f" the {e['connection_bits']} connection bits of {cn['module']} over "
+                + (" x ".join(f"{k} {v}" for k, v in sorted(cn.get('params', {}).items()))
+                   or "its default parameters") if cn else "")
+        parts.append(f"signal /{e['signal']}/{bits}{index}{msg}{proof}{conn}")
     return "; ".join(parts)
 
 
