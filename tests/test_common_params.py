@@ -48,7 +48,8 @@ ILLEGAL = [
     ("sp_mem_q", {"WIDTH": 0}, "WIDTH_must_be_at_least_1"),
     ("sp_mem_due", {"DEPTH": 1}, "DEPTH_must_be_at_least_2"),
     ("sp_mem_due", {"TW": 65}, "TW_must_be_2_to_64"),
-    ("sp_mem_node", {"AW": 25}, "AW_must_be_1_to_24"),
+    ("sp_mem_node", {"AW": 25}, "AW_must_be_1_to_24_and_LAT_W_1_to_31"),
+    ("sp_mem_node", {"LAT_W": 32}, "AW_must_be_1_to_24_and_LAT_W_1_to_31"),
     ("sp_hop", {"LINKS": 2}, "LINKS_must_be_0_or_1"),
     ("sp_flit_wire", {"W": 1}, "W_must_be_2_to_4096_and_SEED_nonzero"),
     ("sp_rack_edge", {"NBR": 3}, "NBR_1_to_2_LINKS_and_CASC_FLIT_0_or_1"),
@@ -69,7 +70,7 @@ def test_illegal_parameters_are_refused_at_elaboration(top: str, params: dict[st
     ("gt_tree", {"WIDTH": 64}), ("gt_tree", {"WIDTH": 1}), ("dn_floor", {"WIDTH": 64}), ("dn_floor", {"WIDTH": 1}),
     ("cxl_flit256_rxq", {"DEPTH": 255}), ("cxl_switch_cfg", {"N": 16, "NDEC": 8, "NRT": 256}),
     ("cxl_switch_lookup", {"NC": 1, "FW": 1}), ("xb_lane_tg", {"SETS": 2}), ("sp_mem_q", {"DEPTH": 3}),
-    ("sp_mem_due", {"DEPTH": 2, "TW": 64}), ("sp_mem_node", {"AW": 1}),
+    ("sp_mem_due", {"DEPTH": 2, "TW": 64}), ("sp_mem_node", {"AW": 1}), ("sp_mem_node", {"LAT_W": 31}),
 ])
 def test_limits_themselves_elaborate(top: str, params: dict[str, int]) -> None:
     rc, out = elaborate(top, params)

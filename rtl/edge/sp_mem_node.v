@@ -1,6 +1,6 @@
 // Memory node (CXL.mem device side, message level) for the rack-edge co-simulation: tier-2 memory
 // and the home agent's memory. Answers every M2S Req with one S2M DRS MemData and every M2S RwD
-// with one S2M NDR Cmp, each exactly `lat` cycles after the request was accepted (in order per
+// with one S2M NDR Cmp, each max(`lat`, 1) cycles after the request was accepted (in order per
 // class; a later answer waits behind an earlier one the fabric has not taken yet). It stands for
 // the far memory's own time, which the co-simulation measures at this boundary and reports
 // separately from the fabric hops.
@@ -18,7 +18,7 @@
 // cycle: the read sees the old data).
 module sp_mem_node #(
     parameter integer DEPTH = 32,              // outstanding requests per class, >= 3 (sp_mem_q)
-    parameter integer LAT_W = 16,              // width of `lat`, 1..32
+    parameter integer LAT_W = 16,              // width of `lat`, 1..31 (a due time within 2^31 of now)
     parameter integer AW    = 4,               // stored lines = 2^AW (1..24); the co-simulation sets 18
     parameter [17:0]  DATA_TAG = 18'h3C0DE     // upper bits of each 64-bit word of an unwritten line
 ) (
@@ -52,8 +52,8 @@ module sp_mem_node #(
 
     // illegal parameters are refused at elaboration
     generate
-        if (AW < 1 || AW > 24) begin : g_bad_aw
-            sp_mem_node_parameter_error_AW_must_be_1_to_24 u_stop ();
+        if (AW < 1 || AW > 24 || LAT_W < 1 || LAT_W > 31) begin : g_bad_aw
+            sp_mem_node_parameter_error_AW_must_be_1_to_24_and_LAT_W_1_to_31 u_stop ();
         end
     endgenerate
 
