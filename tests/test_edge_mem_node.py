@@ -1,5 +1,5 @@
 """sp_mem_node (rtl/edge) on its own: the CXL.mem memory node against its reference model
-(models/edge/mem_node.py) in tb/edge/tb_mem_node.py, with every header bit, the line data and
+(models/edge/mem_node.py) in tb/edge/tb_mem_node.py, with every header field bit, the line data and
 `lat` driven over their full width. AW 4 / DEPTH 4 and the smallest store and queues (AW 1, DEPTH 3:
 two entries, so lines alias all the time, and a queue of a head register and a 2-entry FIFO). The
 long-time test (the node's time stamp past 2^21) runs on one build; the model's own rules are

@@ -14,7 +14,8 @@ back-pressure sinks on S2M NDR and S2M DRS, a driver of the `lat` input. Checks:
   written, evicted by another line) and what a write met (fresh entry, the same line, an alias),
   `lat` buckets per operation (0, 1, small, large, top bit set), back-pressure and a full queue on
   each class, a read and a write of one line accepted in one cycle.
-Stimulus: every header bit random (the node uses only Tag, LD-ID and Addr, not MemOpcode), random
+Stimulus: every canonical header field bit random (the node uses only Tag, LD-ID and Addr, not
+MemOpcode; the bits above the fields stay 0, as every producer leaves them), random
 512-bit data, line addresses from a small pool of lines that share index bits (hits and aliases)
 plus fresh random lines (never written), random idle cycles and back-pressure, `lat` redrawn every
 cycle, over its full width in some phases.
@@ -37,6 +38,7 @@ import pyuvm
 from cocotb.triggers import Event, FallingEdge, First, RisingEdge, Timer
 from pyuvm import uvm_component, uvm_env, uvm_sequencer, uvm_test
 
+from models.cxl.messages import SPECS
 from models.edge.mem_node import LINE_W, READ_OUTCOMES, WRITE_OUTCOMES, MemNodeModel, Response, with_line
 from tb.common.checker import CycleChecker
 from tb.common.clock import ClockReset, cycle_at
@@ -47,6 +49,8 @@ from tb.common.seeds import announce_seed, component_rng
 from tb.common.signals import SignalPool
 from tb.common.vr_agent import Beat, ReadySink, VRAgent, VRBus, VRDriver, VRMonitor, fmt_payload
 
+REQ_W = SPECS["m2s_req"].canonical_width      # M2S Req / RwD header bits with a field
+RWD_W = SPECS["m2s_rwd"].canonical_width
 SKIP_MIN = 48            # a quiet stretch shorter than this is simulated cycle by cycle
 
 
@@ -405,12 +409,13 @@ class Lines:
 
 
 def req_item(rng: Any, line: int) -> dict[str, int]:
-    """An M2S Req with every header bit random but Addr[51:6] = line."""
-    return {"hdr": with_line(rng.getrandbits(128), "req", line)}
+    """An M2S Req with every canonical field bit random but Addr[51:6] = line. The bits above the
+    canonical fields stay 0, as every producer leaves them (rtl/include/CONVENTIONS.md)."""
+    return {"hdr": with_line(rng.getrandbits(REQ_W), "req", line)}
 
 
 def rwd_item(rng: Any, line: int) -> dict[str, int]:
-    return {"hdr": with_line(rng.getrandbits(128), "rwd", line), "data": rng.getrandbits(512)}
+    return {"hdr": with_line(rng.getrandbits(RWD_W), "rwd", line), "data": rng.getrandbits(512)}
 
 
 def lat_small(rng: Any, lat_w: int) -> Callable[[int], int]:
