@@ -156,7 +156,10 @@ class CohDirectedFlowsTest(CohBaseTest):
                 await self.run_flow(self.picker.line(), setup, op, 0)
                 flows += 1
         # GO before data: dev0's RdShared gets its GO while its data is held back; dev1's RdOwn then
-        # snoops dev0, which must hold the snoop until the data arrived (model device rule)
+        # snoops dev0, which must hold the snoop until the data arrived (model device rule). The
+        # data stays held until that snoop has waited at dev0 (at most 500 cycles): the home agent
+        # may first evict directory victims of the line's set (back-invalidate snoops), so when the
+        # snoop comes depends on the line drawn, not on a fixed delay
         d0, d1 = self.env.devs[0], self.env.devs[1]
         line = self.picker.line()
         d0.rdy_dat = Pattern.never()
@@ -164,7 +167,10 @@ class CohDirectedFlowsTest(CohBaseTest):
         d0.issue(Op.RDSHARED, line)
         await self.env.cycles(12)
         d1.issue(Op.RDOWN, line)
-        await self.env.cycles(12)
+        for _ in range(500):
+            if d0.held > held0:
+                break
+            await self.env.cycles(1)
         d0.rdy_dat = Pattern.always()
         assert await self.env.wait_idle(500, settle=2)
         assert d0.held > held0, "the snoop was not held behind the in-flight data"
