@@ -244,7 +244,8 @@ class Exclusion:
     proven: dict | None = None
     proven_bits: set[str] | None = None
     # `connection: {module, params}`: only the bits tools.toggle_conn finds to be connections (a
-    # submodule's port carried unchanged, a constant tie) in every combination of the grid
+    # submodule's output port carried on, a constant tie, an input only submodules read) in every
+    # combination of the grid that has them
     connection: dict | None = None
     connection_bits: set[str] | None = None
     functions: list[str] = field(default_factory=list)
@@ -309,7 +310,6 @@ class Exclusion:
                                  f"{self.proven['module']} is proven constant over {grid}: "
                                  f"remove the entry")
         return self.proven_bits
-
 
     def connection_set(self) -> set[str]:
         """The bits a `connection` entry excludes, found on first use (a yosys run per parameter
