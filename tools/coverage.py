@@ -376,6 +376,17 @@ def resolve_sources(e: Exclusion, root: Path = REPO) -> str | None:
     return None
 
 
+def _check_module_grid(where: str, key: str, value: object) -> None:
+    """A `proven` / `connection` value must be {module: <name>, params: {NAME: [ints], ...}}."""
+    grid = value.get("params", {}) if isinstance(value, dict) else None
+    if (not isinstance(value, dict) or not isinstance(value.get("module"), str)
+            or set(value) - {"module", "params"} or not isinstance(grid, dict)
+            or not all(isinstance(v, list) and v and all(isinstance(x, int) for x in v)
+                       for v in grid.values())):
+        raise SystemExit(f"{where}: {key} must be {{module: <name>, params: {{NAME: "
+                         f"[values], ...}}}}, got {value!r}")
+
+
 def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
     """The entries of an exclusions yaml, with `functions` / `match` resolved against the
     Verilog sources under `root`; SystemExit with the reason on any malformed or unresolvable
@@ -439,25 +450,13 @@ def load_exclusions(path: Path, root: Path = REPO) -> list[Exclusion]:
             raise SystemExit(f"{where}: arm needs kind: branch and one of {', '.join(_ARMS)}")
         proven = e.get("proven")
         if proven is not None:
-            grid = proven.get("params", {}) if isinstance(proven, dict) else None
-            if (not isinstance(proven, dict) or not isinstance(proven.get("module"), str)
-                    or set(proven) - {"module", "params"} or not isinstance(grid, dict)
-                    or not all(isinstance(v, list) and v and all(isinstance(x, int) for x in v)
-                               for v in grid.values())):
-                raise SystemExit(f"{where}: proven must be {{module: <name>, params: {{NAME: "
-                                 f"[values], ...}}}}, got {proven!r}")
+            _check_module_grid(where, "proven", proven)
             if kind != "toggle" or "signal" not in e or bits or "index" in e or message or moves:
                 raise SystemExit(f"{where}: proven needs kind: toggle and a signal (the proof "
                                  f"names the bits itself: not with bits, index, message or moves)")
         connection = e.get("connection")
         if connection is not None:
-            grid = connection.get("params", {}) if isinstance(connection, dict) else None
-            if (not isinstance(connection, dict) or not isinstance(connection.get("module"), str)
-                    or set(connection) - {"module", "params"} or not isinstance(grid, dict)
-                    or not all(isinstance(v, list) and v and all(isinstance(x, int) for x in v)
-                               for v in grid.values())):
-                raise SystemExit(f"{where}: connection must be {{module: <name>, params: {{NAME: "
-                                 f"[values], ...}}}}, got {connection!r}")
+            _check_module_grid(where, "connection", connection)
             if (kind != "toggle" or "signal" not in e or bits or "index" in e or message
                     or proven is not None or not moves):
                 raise SystemExit(f"{where}: connection needs kind: toggle, a signal and moves: true "

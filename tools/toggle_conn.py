@@ -24,29 +24,17 @@ finds it) under sim_build/_conn/.
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from tools.lint import _IDENT
-from tools.toggle_const import ROOTS, RTL, _sources, _yosys
+from tools.toggle_const import ROOTS, RTL, _key, _sources, run_yosys
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / "sim_build" / "_conn"
-
-
-def _key(module: str, params: dict[str, int]) -> str:
-    h = hashlib.sha256()
-    h.update(json.dumps([module, sorted(params.items())]).encode())
-    h.update(Path(__file__).read_bytes())
-    for p in _sources(module):
-        h.update(str(p.relative_to(REPO) if p.is_relative_to(REPO) else p).encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:20]
 
 
 def _netlist(module: str, params: dict[str, int], work: Path) -> dict:
@@ -63,11 +51,7 @@ def _netlist(module: str, params: dict[str, int], work: Path) -> dict:
     script = (f"verilog_defaults -add -sv -I {RTL / 'include'}\n{lib}read_verilog {src}\n"
               f"{chparam}hierarchy -top {module}\nrename -top {module}\nproc\nopt_clean\n"
               f"write_json {work / 'n.json'}\n")
-    (work / "n.ys").write_text(script)
-    r = subprocess.run([_yosys(), "-q", str(work / "n.ys")], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"toggle_conn: yosys failed on {module} {params}: "
-                         f"{(r.stderr or r.stdout)[-1500:]}")
+    run_yosys(script, work / "n.ys", f"toggle_conn: yosys failed on {module} {params}")
     mods = json.loads((work / "n.json").read_text())["modules"]
     return next(v for v in mods.values() if v.get("attributes", {}).get("top"))
 
@@ -116,7 +100,7 @@ def classify(top: dict) -> dict[str, str]:
 def classes(module: str, params: dict[str, int]) -> dict[str, str]:
     """classify() of the module at these parameters, cached."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    cached = CACHE / f"{module}-{_key(module, params)}.json"
+    cached = CACHE / f"{module}-{_key(module, params, '', Path(__file__))}.json"
     if cached.exists():
         return json.loads(cached.read_text())
     # not under /tmp: the WebAssembly yosys maps /tmp to a directory of its own

@@ -51,14 +51,25 @@ def _sources(module: str) -> list[Path]:
     return source_sets([p for root in ROOTS for p in root.rglob("*.v")]).get(module, [])
 
 
-def _key(module: str, params: dict[str, int], signal: str) -> str:
+def _key(module: str, params: dict[str, int], signal: str, tool: Path = Path(__file__)) -> str:
+    """Cache key of a result about `module` at `params` (and `signal`, "" when none): the tool's
+    own file and the text of the module's source set."""
     h = hashlib.sha256()
     h.update(json.dumps([module, sorted(params.items()), signal]).encode())
-    h.update(Path(__file__).read_bytes())
+    h.update(tool.read_bytes())
     for p in _sources(module):
         h.update(str(p.relative_to(REPO) if p.is_relative_to(REPO) else p).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:20]
+
+
+def run_yosys(script: str, path: Path, what: str) -> None:
+    """Write the yosys script to `path` and run it; stop with `what` and yosys' last output when
+    it fails."""
+    path.write_text(script)
+    r = subprocess.run([_yosys(), "-q", str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{what}: {(r.stderr or r.stdout)[-1500:]}")
 
 
 def _model(module: str, params: dict[str, int], work: Path) -> tuple[str, dict[str, tuple[int, int]]]:
@@ -76,11 +87,7 @@ def _model(module: str, params: dict[str, int], work: Path) -> tuple[str, dict[s
               f"hierarchy -top {module} {libdirs}\nproc\nwrite_json {work / 'pre.json'}\n"
               f"flatten\nrename -top {module}\nsetattr -set keep 1 w:*\n"
               f"write_smt2 -wires {work / 'm.smt2'}\n")
-    (work / "m.ys").write_text(script)
-    r = subprocess.run([_yosys(), "-q", str(work / "m.ys")], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"toggle_const: yosys failed on {module} {params}: "
-                         f"{(r.stderr or r.stdout)[-1500:]}")
+    run_yosys(script, work / "m.ys", f"toggle_const: yosys failed on {module} {params}")
     pre = json.loads((work / "pre.json").read_text())["modules"]
     # the top's netnames before flatten are its own wires (generate blocks in the name) only
     top = next(v for v in pre.values() if v.get("attributes", {}).get("top"))

@@ -83,7 +83,10 @@ async def run_gated(gate: Gate, body: Callable[[], Any]) -> None:
         task.cancel()
 
 
-class GatedMonitor(VRMonitor):
+class Gated:
+    """Mixin for a uvm_component: its run_phase runs only while ``gate`` (a keyword of its
+    constructor) is open."""
+
     def __init__(self, name: str, parent: Any, gate: Gate, **kw: Any) -> None:
         super().__init__(name, parent, **kw)
         self.gate = gate
@@ -92,22 +95,16 @@ class GatedMonitor(VRMonitor):
         await run_gated(self.gate, super().run_phase)
 
 
-class GatedSink(ReadySink):
-    def __init__(self, name: str, parent: Any, gate: Gate, **kw: Any) -> None:
-        super().__init__(name, parent, **kw)
-        self.gate = gate
-
-    async def run_phase(self) -> None:
-        await run_gated(self.gate, super().run_phase)
+class GatedMonitor(Gated, VRMonitor):
+    pass
 
 
-class GatedChecker(CycleChecker):
-    def __init__(self, name: str, parent: Any, gate: Gate, **kw: Any) -> None:
-        super().__init__(name, parent, **kw)
-        self.gate = gate
+class GatedSink(Gated, ReadySink):
+    pass
 
-    async def run_phase(self) -> None:
-        await run_gated(self.gate, super().run_phase)
+
+class GatedChecker(Gated, CycleChecker):
+    pass
 
 
 class GatedAgent(VRAgent):
